@@ -1,0 +1,5 @@
+import type { Migration } from '@roost/db'
+import * as oauthAndUsers from './20261121000000_oauth_and_users'
+
+/** Every migration of the `accounts` schema, in order. Add new files here. */
+export const migrations: Migration[] = [{ name: '20261121000000_oauth_and_users', ...oauthAndUsers }]

@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto'
+import type { Request, Response } from 'express'
+import { isSubset, parseScopes } from '@roost/auth'
+import { params } from '@roost/service'
+import type { Params } from '@roost/service'
+import type { AccountsContext } from '../context'
+import { signInWithPassword } from '../users/sign-in'
+import type { ApplicationRow } from './applications'
+import { OOB_REDIRECT_URI, redirectUris } from './applications'
+import { codeDigest } from './token'
+import { codePage, consentPage, errorPage, signInPage } from './pages'
+import { csrfToken, sessionUserId, startSession, validCsrf } from './session'
+
+const CODE_LIFETIME_MS = 10 * 60 * 1000 // Doorkeeper's default
+
+/** The authorization request's own parameters, carried from page to page. */
+const REQUEST_FIELDS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const
+
+type AuthorizationRequest =
+  | {
+      ok: true
+      app: ApplicationRow
+      redirectUri: string
+      scopes: string[]
+      fields: Record<string, string | undefined>
+    }
+  | { ok: false; page: string }
+  | { ok: false; redirect: string }
+
+function redirectWith(uri: string, query: Record<string, string | undefined>) {
+  const url = new URL(uri)
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v)
+  return url.toString()
+}
+
+/** RFC 6749 §4.1.2.1: a bad client or redirect URI is shown on a page; anything else goes back to the client. */
+async function readRequest(ctx: AccountsContext, p: Params): Promise<AuthorizationRequest> {
+  const fields = Object.fromEntries(
+    REQUEST_FIELDS.map((k) => [k, typeof p[k] === 'string' ? (p[k] as string) : undefined]),
+  )
+  const app = fields.client_id
+    ? await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: fields.client_id }).first()
+    : undefined
+  if (!app) return { ok: false, page: 'Client authentication failed due to unknown client.' }
+  const redirectUri = fields.redirect_uri ?? ''
+  if (!redirectUris(app).includes(redirectUri))
+    return { ok: false, page: 'The redirect URI included is not valid.' }
+  const fail = (error: string, description: string) =>
+    redirectUri === OOB_REDIRECT_URI
+      ? ({ ok: false, page: description } as const)
+      : ({
+          ok: false,
+          redirect: redirectWith(redirectUri, { error, error_description: description, state: fields.state }),
+        } as const)
+  if (fields.response_type !== 'code')
+    return fail('unsupported_response_type', 'The authorization server does not support this response type.')
+  const scopes = fields.scope?.trim() ? parseScopes(fields.scope) : ['read']
+  if (!scopes || !isSubset(scopes, app.scopes.split(' ')))
+    return fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+  if (fields.code_challenge && fields.code_challenge_method !== 'S256')
+    return fail('invalid_request', 'Only the S256 code challenge method is supported.')
+  if (fields.code_challenge && !/^[\w-]{43,128}$/.test(fields.code_challenge))
+    return fail('invalid_request', 'The code challenge is malformed.')
+  return { ok: true, app, redirectUri, scopes, fields }
+}
+
+function answerBadRequest(res: Response, request: Exclude<AuthorizationRequest, { ok: true }>) {
+  if ('redirect' in request) return res.redirect(302, request.redirect)
+  res.status(400).type('html').send(errorPage(request.page))
+}
+
+async function renderForSession(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  request: Extract<AuthorizationRequest, { ok: true }>,
+  error?: string,
+) {
+  const secret = ctx.config.SESSION_SECRET
+  const userId = sessionUserId(req, secret)
+  const account = userId
+    ? await ctx
+        .db('users')
+        .join('accounts', 'accounts.id', 'users.account_id')
+        .where('users.id', userId)
+        .select('accounts.username', 'users.disabled', 'users.approved')
+        .first()
+    : undefined
+  res.set({
+    'Cache-Control': 'no-store',
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+  })
+  if (!account || account.disabled || !account.approved) {
+    return res
+      .status(error ? 401 : 200)
+      .type('html')
+      .send(
+        signInPage({
+          appName: request.app.name,
+          fields: request.fields,
+          csrf: csrfToken(req, secret),
+          error,
+        }),
+      )
+  }
+  res
+    .type('html')
+    .send(
+      consentPage({
+        appName: request.app.name,
+        username: account.username,
+        scopes: request.scopes,
+        fields: request.fields,
+        csrf: csrfToken(req, secret),
+      }),
+    )
+}
+
+/** GET /oauth/authorize — the sign-in page, or the consent page when signed in. */
+export async function showAuthorization(ctx: AccountsContext, req: Request, res: Response) {
+  const request = await readRequest(ctx, params(req))
+  if (!request.ok) return answerBadRequest(res, request)
+  await renderForSession(ctx, req, res, request)
+}
+
+/** POST /oauth/authorize — sign in, or approve / deny. */
+export async function decideAuthorization(ctx: AccountsContext, req: Request, res: Response) {
+  const p = params(req)
+  const request = await readRequest(ctx, p)
+  if (!request.ok) return answerBadRequest(res, request)
+  const secret = ctx.config.SESSION_SECRET
+  if (!validCsrf(req, secret, p.csrf_token))
+    return res.status(403).type('html').send(errorPage('The form has expired. Go back and try again.'))
+
+  if (p.action === 'sign_in') {
+    const user =
+      typeof p.email === 'string' && typeof p.password === 'string'
+        ? await signInWithPassword(ctx, p.email, p.password)
+        : undefined
+    if (!user) return renderForSession(ctx, req, res, request, 'Invalid e-mail address or password.')
+    startSession(res, secret, user.id, ctx.config.PUBLIC_URL.startsWith('https:'))
+    const query = new URLSearchParams(
+      Object.entries(request.fields).filter((e): e is [string, string] => e[1] !== undefined),
+    )
+    return res.redirect(303, `/oauth/authorize?${query}`)
+  }
+
+  const userId = sessionUserId(req, secret)
+  if (!userId) return renderForSession(ctx, req, res, request)
+  if (p.action !== 'approve') {
+    if (request.redirectUri === OOB_REDIRECT_URI)
+      return res.type('html').send(errorPage('The authorization was denied.'))
+    return res.redirect(
+      302,
+      redirectWith(request.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The resource owner or authorization server denied the request.',
+        state: request.fields.state,
+      }),
+    )
+  }
+  const code = randomBytes(32).toString('base64url')
+  await ctx.db('oauth_access_grants').insert({
+    application_id: request.app.id,
+    user_id: userId,
+    code_digest: codeDigest(code),
+    redirect_uri: request.redirectUri,
+    scopes: request.scopes.join(' '),
+    code_challenge: request.fields.code_challenge ?? null,
+    expires_at: new Date(Date.now() + CODE_LIFETIME_MS),
+  })
+  if (request.redirectUri === OOB_REDIRECT_URI) return res.type('html').send(codePage(code))
+  res.redirect(302, redirectWith(request.redirectUri, { code, state: request.fields.state }))
+}

@@ -1,0 +1,32 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { Request } from 'express'
+import type { Params } from '@roost/service'
+import type { AccountsContext } from '../context'
+import type { ApplicationRow } from './applications'
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/**
+ * RFC 6749 §2.3 client authentication: HTTP Basic (`client_secret_basic`) or `client_id` + `client_secret`
+ * params (`client_secret_post`). Resolves with the application, or undefined when authentication fails.
+ */
+export async function authenticateClient(ctx: AccountsContext, req: Request, p: Params) {
+  let clientId = typeof p.client_id === 'string' ? p.client_id : undefined
+  let clientSecret = typeof p.client_secret === 'string' ? p.client_secret : undefined
+  const basic = req.headers.authorization?.match(/^Basic\s+(\S+)$/i)
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, 'base64').toString()
+    const colon = decoded.indexOf(':')
+    if (colon > 0) {
+      clientId = decodeURIComponent(decoded.slice(0, colon))
+      clientSecret = decodeURIComponent(decoded.slice(colon + 1))
+    }
+  }
+  if (!clientId || !clientSecret) return undefined
+  const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: clientId }).first()
+  return app && sameSecret(app.client_secret, clientSecret) ? app : undefined
+}

@@ -1,0 +1,33 @@
+import type { Request, Response } from 'express'
+import { decodeJwt, jwtVerify } from 'jose'
+import { oauthError, params } from '@roost/service'
+import type { AccountsContext } from '../context'
+import { authenticateClient } from './clients'
+import { revokeTokens } from './tokens'
+
+const unauthorizedClient = () =>
+  oauthError(403, 'unauthorized_client', 'You are not authorized to revoke this token')
+
+/**
+ * POST /oauth/revoke (RFC 7009): 200 `{}` when revoked or when the token is unknown; 403 when client
+ * authentication fails or the token belongs to another app. Revoking also ends the token's push subscription
+ * (through the `token.revoked` event).
+ */
+export async function revoke(ctx: AccountsContext, req: Request, res: Response) {
+  const p = params(req)
+  const app = await authenticateClient(ctx, req, p)
+  if (!app) throw unauthorizedClient()
+  if (typeof p.token !== 'string' || !p.token) return res.json({})
+  let tokenId: string | undefined
+  try {
+    await jwtVerify(p.token, ctx.keys.localKeySet, { algorithms: ['ES256'] })
+    tokenId = decodeJwt(p.token).jti
+  } catch {
+    return res.json({}) // not one of ours: nothing to revoke
+  }
+  const row = tokenId ? await ctx.db('oauth_access_tokens').where({ id: tokenId }).first() : undefined
+  if (!row) return res.json({})
+  if (row.application_id !== app.id) throw unauthorizedClient()
+  await revokeTokens(ctx, (q) => q.where({ id: row.id }))
+  res.json({})
+}

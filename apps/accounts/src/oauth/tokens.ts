@@ -1,0 +1,58 @@
+import type { Knex } from '@roost/db'
+import type { AccountsContext } from '../context'
+
+export interface AccessTokenRow {
+  id: string
+  application_id: string
+  user_id: string | null
+  scopes: string
+  created_at: Date
+  revoked_at: Date | null
+}
+
+/** Creates the token row and signs the JWT that stands for it (claims as in shared design.md, "Tokens"). */
+export async function issueToken(
+  ctx: AccountsContext,
+  grant: { applicationId: string; clientId: string; userId: string | null; scopes: string[] },
+  db: Knex = ctx.db,
+) {
+  const [row] = await db<AccessTokenRow>('oauth_access_tokens')
+    .insert({ application_id: grant.applicationId, user_id: grant.userId, scopes: grant.scopes.join(' ') })
+    .returning('*')
+  const claims: Record<string, unknown> = { jti: row!.id, scope: row!.scopes, client_id: grant.clientId }
+  if (grant.userId) claims.sub = grant.userId
+  const accessToken = await ctx.keys.sign(claims)
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    scope: row!.scopes,
+    created_at: Math.floor(row!.created_at.getTime() / 1000),
+  }
+}
+
+/**
+ * Revokes tokens: `revoked_at` on the rows (the durable record), the revocation list in Redis (effective at
+ * once everywhere), and a `token.revoked` event per token so push drops their subscriptions.
+ */
+export async function revokeTokens(
+  ctx: AccountsContext,
+  where: (q: Knex.QueryBuilder) => void,
+): Promise<string[]> {
+  const rows = await ctx.db.transaction(async (trx) => {
+    const revoked = await trx<AccessTokenRow>('oauth_access_tokens')
+      .whereNull('revoked_at')
+      .where(where)
+      .update({ revoked_at: trx.fn.now() })
+      .returning(['id', 'user_id'])
+    for (const row of revoked)
+      await ctx.outbox.add(trx, {
+        kind: 'account-event',
+        payload: { event: 'token.revoked', tokenId: row.id, ...(row.user_id ? { userId: row.user_id } : {}) },
+      })
+    // Inside the transaction: if Redis cannot record it, nothing is revoked and the caller sees the error.
+    await ctx.revocations.revoke(...revoked.map((r) => r.id))
+    return revoked
+  })
+  ctx.outbox.wake()
+  return rows.map((r) => r.id)
+}

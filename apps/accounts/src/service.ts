@@ -1,0 +1,87 @@
+import type { Request, Response } from 'express'
+import { Redis } from 'ioredis'
+import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
+import { createDatabase, migrateToLatest } from '@roost/db'
+import { createProducers } from '@roost/events'
+import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import type { AccountsConfig } from './config'
+import type { AccountsContext } from './context'
+import { migrations } from './db/migrations'
+import { createApplication, verifyApplication } from './oauth/applications'
+import { decideAuthorization, showAuthorization } from './oauth/authorize'
+import { authorizationServerMetadata, jwks } from './oauth/discovery'
+import { loadSigningKeys } from './oauth/keys'
+import { revoke } from './oauth/revoke'
+import { token } from './oauth/token'
+import { createOutboxRelay } from './outbox/relay'
+
+export const SCHEMA = 'accounts'
+
+export const migrateAccounts = async (databaseUrl: string) => {
+  const db = createDatabase(databaseUrl, SCHEMA, { min: 0, max: 1 })
+  try {
+    return await migrateToLatest(db, SCHEMA, migrations)
+  } finally {
+    await db.destroy()
+  }
+}
+
+/** The accounts service: the OAuth server, accounts, relationships, statuses and notifications. */
+export async function createAccountsService(config: AccountsConfig) {
+  const logger = createLogger('accounts', config.LOG_LEVEL)
+  const db = createDatabase(config.DATABASE_URL, SCHEMA)
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
+  await redis.connect()
+  const keys = await loadSigningKeys(config.OAUTH_SIGNING_KEYS, issuerOf(config.PUBLIC_URL))
+  const revocations = new RevocationList(redis, config.REDIS_PREFIX)
+  const verify = createTokenVerifier({
+    issuer: issuerOf(config.PUBLIC_URL),
+    keys: keys.localKeySet,
+    revocations,
+  })
+  const producers = createProducers(redis, config.REDIS_PREFIX)
+  const outbox = createOutboxRelay({ db, producers, logger })
+  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations, outbox }
+
+  const app = createApp({
+    logger,
+    metrics: createMetrics('accounts'),
+    readiness: { postgres: () => db.raw('select 1'), redis: () => redis.ping() },
+  })
+  app.use(bodyParsers({ fileBytes: 16 * 1024 * 1024 }))
+
+  const on =
+    (fn: (ctx: AccountsContext, req: Request, res: Response) => unknown) => (req: Request, res: Response) =>
+      fn(ctx, req, res)
+  const api = serviceRoutes('accounts', verify)
+  api.post('/api/v1/apps', on(createApplication))
+  api.get('/api/v1/apps/verify_credentials', on(verifyApplication))
+  api.get('/oauth/authorize', on(showAuthorization))
+  api.post('/oauth/authorize', on(decideAuthorization))
+  api.post('/oauth/token', on(token))
+  api.post('/oauth/revoke', on(revoke))
+  api.get('/oauth/jwks', on(jwks))
+  api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
+  api.mount(app)
+  finishApp(app)
+
+  const service = lifecycle({
+    app,
+    logger,
+    async afterStart() {
+      // Redis may have lost the revocation list (restart without persistence): Postgres holds the record.
+      const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
+      for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
+      outbox.start()
+    },
+    async close() {
+      await outbox.stop()
+      await producers.close()
+      await db.destroy()
+      redis.disconnect()
+    },
+  })
+  return { ...service, app, ctx, routes: api.routes }
+}
+
+export type AccountsService = Awaited<ReturnType<typeof createAccountsService>>

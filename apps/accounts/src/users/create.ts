@@ -1,0 +1,31 @@
+import type { Knex } from '@roost/db'
+import { hashPassword } from './passwords'
+
+export interface NewUser {
+  username: string
+  email: string
+  password: string
+  locale?: string
+  role?: 'user' | 'moderator' | 'admin'
+  approved?: boolean
+}
+
+/** Creates an account and its user in one transaction; returns both ids. Validation is the caller's job. */
+export async function createUser(db: Knex, user: NewUser): Promise<{ userId: string; accountId: string }> {
+  const encrypted = await hashPassword(user.password)
+  return db.transaction(async (trx) => {
+    const [account] = await trx('accounts').insert({ username: user.username }).returning('id')
+    const [row] = await trx('users')
+      .insert({
+        account_id: account.id,
+        email: user.email,
+        encrypted_password: encrypted,
+        locale: user.locale ?? 'en',
+        role: user.role ?? 'user',
+        approved: user.approved ?? true,
+        confirmed_at: trx.fn.now(),
+      })
+      .returning('id')
+    return { userId: row.id as string, accountId: account.id as string }
+  })
+}

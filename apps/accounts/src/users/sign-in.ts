@@ -1,0 +1,30 @@
+import type { AccountsContext } from '../context'
+import { verifyPassword } from './passwords'
+
+export interface UserRow {
+  id: string
+  account_id: string
+  email: string
+  encrypted_password: string
+  locale: string
+  role: string
+  approved: boolean
+  disabled: boolean
+}
+
+/** The user for an e-mail address (or username) and password, if both match and the login is usable. */
+export async function signInWithPassword(ctx: AccountsContext, login: string, password: string) {
+  const user: UserRow | undefined = await ctx
+    .db('users')
+    .join('accounts', 'accounts.id', 'users.account_id')
+    .where((q) =>
+      q
+        .whereRaw('lower(users.email) = lower(?)', [login])
+        .orWhereRaw('lower(accounts.username) = lower(?)', [login]),
+    )
+    .select('users.*')
+    .first()
+  if (!user || !(await verifyPassword(password, user.encrypted_password))) return undefined
+  if (user.disabled || !user.approved) return undefined
+  return user
+}

@@ -1,0 +1,54 @@
+import { Redis } from 'ioredis'
+import { createRemoteJWKSet } from 'jose'
+import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
+import { createDatabase, migrateToLatest } from '@roost/db'
+import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import type { PushConfig } from './config'
+import { migrations } from './db/migrations'
+
+export const SCHEMA = 'push'
+
+export const migratePush = async (databaseUrl: string) => {
+  const db = createDatabase(databaseUrl, SCHEMA, { min: 0, max: 1 })
+  try {
+    return await migrateToLatest(db, SCHEMA, migrations)
+  } finally {
+    await db.destroy()
+  }
+}
+
+/** The push subscription API (`/api/v1/push/subscription`). The workers are in worker.ts. */
+export async function createPushService(config: PushConfig) {
+  const logger = createLogger('push', config.LOG_LEVEL)
+  const db = createDatabase(config.DATABASE_URL, SCHEMA)
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
+  await redis.connect()
+  const verify = createTokenVerifier({
+    issuer: issuerOf(config.PUBLIC_URL),
+    keys: createRemoteJWKSet(new URL('/oauth/jwks', config.ACCOUNTS_URL), { cooldownDuration: 30_000 }),
+    revocations: new RevocationList(redis, config.REDIS_PREFIX),
+  })
+
+  const app = createApp({
+    logger,
+    metrics: createMetrics('push'),
+    readiness: { postgres: () => db.raw('select 1'), redis: () => redis.ping() },
+  })
+  app.use(bodyParsers())
+  const api = serviceRoutes('push', verify)
+  // TODO(push issue): the subscription API
+  api.mount(app)
+  finishApp(app)
+
+  const service = lifecycle({
+    app,
+    logger,
+    async close() {
+      await db.destroy()
+      redis.disconnect()
+    },
+  })
+  return { ...service, app, db, routes: api.routes }
+}
+
+export type PushService = Awaited<ReturnType<typeof createPushService>>

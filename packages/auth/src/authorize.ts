@@ -1,0 +1,89 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express'
+import { HttpError, invalidToken, outsideScopes } from '@roost/service'
+import { bySpecificity, findRoute } from './routes'
+import type { Method, Route, Upstream } from './routes'
+import { permits } from './scopes'
+import type { AccessToken, TokenVerifier } from './tokens'
+import { bearerToken } from './tokens'
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The verified access token, or undefined on a public route called without one. */
+    token?: AccessToken
+  }
+}
+
+export const revokedToken = () =>
+  new HttpError(
+    401,
+    'The access token was revoked',
+    {},
+    {
+      'WWW-Authenticate':
+        'Bearer realm="Roost", error="invalid_token", error_description="The access token was revoked"',
+    },
+  )
+
+/**
+ * Checks a request against its route's access rule: verifies the token (signature, issuer, revocation) and
+ * the route's scopes. Used by the gateway and again by each service, which never trusts the gateway blindly.
+ */
+export async function authenticate(
+  route: Route,
+  req: Request,
+  verify: TokenVerifier,
+): Promise<AccessToken | undefined> {
+  if (route.access === 'none') return undefined
+  const raw = bearerToken(req.headers.authorization)
+  if (!raw) {
+    if (route.access === 'required') throw invalidToken()
+    return undefined
+  }
+  const result = await verify(raw)
+  if (!result.ok) {
+    if (result.reason === 'revoked') throw revokedToken()
+    if (route.access === 'required') throw invalidToken()
+    return undefined // Mastodon treats an unknown token on a public endpoint as no token
+  }
+  if (route.scopes.length && !permits(result.token.scopes, route.scopes)) throw outsideScopes()
+  return result.token
+}
+
+type Handler = (req: Request, res: Response, next: NextFunction) => unknown
+
+/**
+ * A service's routes, each checked against the route table: registering a route the table does not list for
+ * this service throws at start-up. `mount` adds them most-specific first, each behind `authenticate`.
+ */
+export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
+  const registered: { route: Route; handlers: Handler[] }[] = []
+  const add =
+    (method: Method) =>
+    (path: string, ...handlers: Handler[]) => {
+      const route = findRoute(method, path)
+      if (!route || route.upstream !== upstream)
+        throw new Error(
+          `${method} ${path} is not in the route table for ${upstream} (packages/auth/src/routes.ts)`,
+        )
+      registered.push({ route, handlers })
+    }
+  return {
+    get: add('GET'),
+    post: add('POST'),
+    put: add('PUT'),
+    patch: add('PATCH'),
+    delete: add('DELETE'),
+    routes: () => registered.map((r) => r.route),
+    mount(router: Router) {
+      for (const { route, handlers } of [...registered].sort((a, b) => bySpecificity(a.route, b.route))) {
+        const check: RequestHandler = (req, _res, next) => {
+          authenticate(route, req, verify).then((token) => {
+            req.token = token
+            next()
+          }, next)
+        }
+        router[route.method.toLowerCase() as 'get'](route.path, check, ...(handlers as RequestHandler[]))
+      }
+    },
+  }
+}

@@ -1,0 +1,72 @@
+import knexFactory from 'knex'
+import type { Knex } from 'knex'
+import pg from 'pg'
+import type { Page } from '@roost/service'
+
+export type { Knex }
+
+// bigint (int8) columns come back as strings, which is what Mastodon's JSON wants for ids.
+// count(*) is int8 too; callers convert counts with Number().
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v)
+
+/** A knex pool on one service's schema: unqualified table names resolve there first. */
+export function createDatabase(url: string, schema: string, pool = { min: 0, max: 10 }): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: url,
+    searchPath: [schema, 'public'],
+    pool: { ...pool, idleTimeoutMillis: 30_000 },
+    acquireConnectionTimeout: 10_000,
+  })
+}
+
+export interface Migration {
+  name: string
+  up(db: Knex): Promise<void>
+  down?(db: Knex): Promise<void>
+}
+
+/**
+ * Applies a service's migrations, listed explicitly so that compiled and source runs agree. The schema and
+ * its own `knex_migrations` table live together, so services never see each other's history.
+ */
+export async function migrateToLatest(db: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
+  await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema])
+  const [, applied] = (await db.migrate.latest({
+    schemaName: schema,
+    tableName: 'knex_migrations',
+    migrationSource: {
+      getMigrations: async () => migrations,
+      getMigrationName: (m: Migration) => m.name,
+      // Roost migrates forward only; knex insists on a `down`, so one that refuses stands in.
+      getMigration: async (m: Migration) => ({
+        up: m.up,
+        down: m.down ?? (async () => Promise.reject(new Error(`${m.name} cannot be rolled back`))),
+      }),
+    },
+  })) as [number, string[]]
+  return applied
+}
+
+/**
+ * Keyset pagination over an id column, newest first (Mastodon's `paginate_by_id`):
+ * `max_id` → id < max_id; `since_id` → id > since_id; `min_id` → the page right after min_id, read ascending and
+ * returned newest first.
+ */
+export async function paginate<T>(query: Knex.QueryBuilder, column: string, page: Page): Promise<T[]> {
+  if (page.limit === 0) return []
+  if (page.maxId) query.where(column, '<', page.maxId)
+  if (page.minId) {
+    query.where(column, '>', page.minId).orderBy(column, 'asc').limit(page.limit)
+    return ((await query) as T[]).reverse()
+  }
+  if (page.sinceId) query.where(column, '>', page.sinceId)
+  return (await query.orderBy(column, 'desc').limit(page.limit)) as T[]
+}
+
+/** The SQL for Mastodon-style 64-bit time-sortable ids: milliseconds since the epoch << 16 | a sequence. */
+export const SNOWFLAKE_FUNCTION_SQL = `
+CREATE SEQUENCE IF NOT EXISTS snowflake_seq;
+CREATE OR REPLACE FUNCTION snowflake_id() RETURNS bigint LANGUAGE sql AS $$
+  SELECT (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint << 16) | (nextval('snowflake_seq') % 65536)
+$$;`

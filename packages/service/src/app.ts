@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto'
+import express from 'express'
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express'
+import { pinoHttp } from 'pino-http'
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { HttpError, notFound } from './errors'
+import type { Logger } from './logger'
+
+export const REQUEST_ID_HEADER = 'x-request-id'
+
+export interface AppOptions {
+  logger: Logger
+  metrics: Registry
+  /** Checks `/health/ready` runs: each throws when its dependency does not answer. */
+  readiness: Record<string, () => Promise<unknown>>
+}
+
+/** A registry per service instance, so several services can live in one process (tests) without clashing. */
+export function createMetrics(service: string): Registry {
+  const registry = new Registry()
+  registry.setDefaultLabels({ service })
+  collectDefaultMetrics({ register: registry })
+  return registry
+}
+
+/**
+ * The express app every Roost process starts from: request ids, JSON logs, health and metrics endpoints.
+ * Routes go on after this; `finishApp` adds the 404 and error handlers last.
+ */
+export function createApp({ logger, metrics, readiness }: AppOptions): Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.set('query parser', 'extended') // `id[]=1&id[]=2` → { id: ['1', '2'] }, as Rails reads it
+  app.set('trust proxy', false)
+
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [metrics],
+  })
+
+  app.use((req, res, next) => {
+    const incoming = req.headers[REQUEST_ID_HEADER]
+    const id = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID()
+    req.headers[REQUEST_ID_HEADER] = id
+    res.setHeader('X-Request-Id', id)
+    const stop = duration.startTimer()
+    res.on('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched'
+      stop({ method: req.method, route, status: String(res.statusCode) })
+    })
+    next()
+  })
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => req.headers[REQUEST_ID_HEADER] as string,
+      autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') || req.url === '/metrics' },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  )
+
+  app.get('/health/live', (_req, res) => {
+    res.json({ status: 'ok' })
+  })
+  app.get('/health/ready', async (_req, res) => {
+    const checks: Record<string, string> = {}
+    let ready = true
+    await Promise.all(
+      Object.entries(readiness).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), 2000)
+          checks[name] = 'ok'
+        } catch (err) {
+          ready = false
+          checks[name] = err instanceof Error ? err.message : 'failed'
+        }
+      }),
+    )
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks })
+  })
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics())
+  })
+  return app
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** Wraps an async handler so a rejected promise reaches the error handler. */
+export const handle =
+  (fn: (req: express.Request, res: express.Response) => Promise<unknown> | unknown): RequestHandler =>
+  (req, res, next) => {
+    Promise.resolve(fn(req, res)).catch(next)
+  }
+
+const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  if (res.headersSent) return res.end()
+  const error = toHttpError(err)
+  if (error.status >= 500) req.log?.error({ err }, 'request failed')
+  res.set('Cache-Control', 'no-store')
+  res.set(error.headers)
+  res.status(error.status).json({ error: error.message, ...error.body })
+}
+
+/** Maps parser and library errors to the status a client should see; everything unknown is a 500. */
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err
+  const e = err as { type?: string; status?: number; code?: string; name?: string; message?: string }
+  if (e?.type === 'entity.parse.failed') return new HttpError(400, 'The request body is not valid JSON')
+  if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE' || e?.code === 'LIMIT_FIELD_VALUE')
+    return new HttpError(413, 'The request is too large')
+  if (e?.name === 'MulterError') return new HttpError(422, `Invalid upload: ${e.message}`)
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
+    return new HttpError(e.status, e.message || 'Bad request')
+  return new HttpError(500, 'Internal server error')
+}
+
+export function finishApp(app: Express): Express {
+  app.use((_req, _res, next) => next(notFound()))
+  app.use(errorHandler)
+  return app
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod'
+
+/** Variables every service reads. Each app extends this with its own in `src/config.ts`. */
+export const baseEnv = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The address clients use to reach the gateway; absolute URLs (Link headers, media) are built from it. */
+  PUBLIC_URL: z.url().default('http://localhost:3000'),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/roost'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Namespace for every Redis key and BullMQ queue, so environments (and test runs) never collide. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w.-]+$/)
+    .default('roost'),
+})
+
+export type BaseConfig = z.infer<typeof baseEnv>
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once, at start-up, with a message that names every bad variable. */
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.infer<S> {
+  const result = schema.safeParse(env)
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
+  }
+  return result.data
+}
+
+/** Env flags are strings: "true"/"1"/"yes"/"on" mean true, anything else false. */
+export const envFlag = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : /^(true|1|yes|on)$/i.test(v)))
+
+export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback)

@@ -1,0 +1,7 @@
+export * from './app'
+export * from './config'
+export * from './errors'
+export * from './lifecycle'
+export * from './logger'
+export * from './pagination'
+export * from './params'

@@ -1,0 +1,75 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Express } from 'express'
+import type { Logger } from './logger'
+
+export interface RunningService {
+  /** Listens on `port` (0 picks a free one) and resolves with the bound port. */
+  start(port?: number): Promise<number>
+  /** Stops accepting, lets in-flight requests finish, then runs `close`. Safe to call twice. */
+  stop(): Promise<void>
+  readonly url: string
+}
+
+/** The create → start → stop life of an HTTP service; `close` releases pools, queues and workers. */
+export function lifecycle(options: {
+  app: Express
+  logger: Logger
+  host?: string
+  close: () => Promise<void>
+  /** Work to do after listening (workers, relays), stopped by `close`. */
+  afterStart?: () => Promise<void> | void
+}): RunningService {
+  const host = options.host ?? '127.0.0.1'
+  let server: http.Server | undefined
+  let stopping: Promise<void> | undefined
+  let url = ''
+  return {
+    get url() {
+      return url
+    },
+    async start(port = 0) {
+      server = http.createServer(options.app)
+      server.keepAliveTimeout = 65_000 // longer than the gateway's idle sockets, so a pooled socket is never cut mid-request
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject)
+        server!.listen(port, host, resolve)
+      })
+      const bound = (server.address() as AddressInfo).port
+      url = `http://${host}:${bound}`
+      await options.afterStart?.()
+      options.logger.info({ url }, 'listening')
+      return bound
+    },
+    stop() {
+      stopping ??= (async () => {
+        if (server) {
+          const closed = new Promise<void>((resolve) => server!.close(() => resolve()))
+          server.closeIdleConnections()
+          const force = setTimeout(() => server!.closeAllConnections(), 10_000)
+          await closed
+          clearTimeout(force)
+        }
+        await options.close()
+        options.logger.info('stopped')
+      })()
+      return stopping
+    },
+  }
+}
+
+/** For `main.ts`: stop cleanly on SIGTERM/SIGINT, exit non-zero if stopping fails. */
+export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
+  const onSignal = (signal: string) => {
+    logger.info({ signal }, 'shutting down')
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', onSignal)
+  process.once('SIGINT', onSignal)
+}

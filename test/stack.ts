@@ -1,0 +1,130 @@
+import { exportJWK, generateKeyPair } from 'jose'
+import request from 'supertest'
+import webpush from 'web-push'
+import { createTestDatabase, createRedisPrefix, freePort, TEST_REDIS_URL } from '@roost/testing'
+import { loadAccountsConfig } from '../apps/accounts/src/config'
+import { createAccountsService } from '../apps/accounts/src/service'
+import type { NewUser } from '../apps/accounts/src/users/create'
+import { createUser } from '../apps/accounts/src/users/create'
+import { loadGatewayConfig } from '../apps/gateway/src/config'
+import { createGateway } from '../apps/gateway/src/service'
+import { loadPushConfig } from '../apps/push/src/config'
+import { createPushService } from '../apps/push/src/service'
+
+export interface StackOptions {
+  /** Extra environment for every service (e.g. `{ OAUTH_PASSWORD_GRANT: 'false' }`). */
+  env?: Record<string, string>
+}
+
+/** One signing key per test process: generating is cheap, but there is no reason to do it per stack. */
+let signingKey: Promise<string> | undefined
+const testSigningKeys = () =>
+  (signingKey ??= generateKeyPair('ES256', { extractable: true }).then(async ({ privateKey }) =>
+    JSON.stringify([{ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'ES256' }]),
+  ))
+
+/**
+ * The whole of Roost in this process: its own database (copied from the run's template) and Redis prefix,
+ * accounts, push API and gateway on free ports. Tests talk to `stack.gateway` only, as clients would.
+ */
+export async function startStack(options: StackOptions = {}) {
+  const vapid = webpush.generateVAPIDKeys()
+  const gatewayPort = await freePort()
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
+    DATABASE_URL: await createTestDatabase(),
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: createRedisPrefix(),
+    OAUTH_SIGNING_KEYS: await testSigningKeys(),
+    OAUTH_PASSWORD_GRANT: 'true',
+    SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
+    VAPID_PUBLIC_KEY: vapid.publicKey,
+    VAPID_PRIVATE_KEY: vapid.privateKey,
+    ...options.env,
+  }
+  const accounts = await createAccountsService(loadAccountsConfig(env))
+  const accountsUrl = `http://127.0.0.1:${await accounts.start(0)}`
+  const push = await createPushService(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
+  const pushUrl = `http://127.0.0.1:${await push.start(0)}`
+  const gateway = await createGateway(
+    loadGatewayConfig({ ...env, ACCOUNTS_URL: accountsUrl, PUSH_URL: pushUrl }),
+  )
+  await gateway.start(gatewayPort)
+  const url = env.PUBLIC_URL!
+  const api = () => request(url)
+
+  let users = 0
+  const stack = {
+    env,
+    url,
+    accountsUrl,
+    pushUrl,
+    accounts,
+    push,
+    gateway,
+    /** supertest against the gateway. */
+    api,
+
+    /** Registers an app through the gateway. */
+    async registerApp(scopes = 'read write follow push', redirectUris = 'urn:ietf:wg:oauth:2.0:oob') {
+      const res = await api()
+        .post('/api/v1/apps')
+        .send({ client_name: 'Roost tests', redirect_uris: redirectUris, scopes })
+        .expect(200)
+      return res.body as { id: string; client_id: string; client_secret: string; vapid_key: string }
+    },
+
+    /** An app token (client_credentials) through the gateway. */
+    async appToken(scope = 'read', app?: { client_id: string; client_secret: string }) {
+      const client = app ?? (await stack.registerApp(scope))
+      const res = await api()
+        .post('/oauth/token')
+        .send({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          scope,
+        })
+        .expect(200)
+      return res.body.access_token as string
+    },
+
+    /** A user made directly in the accounts database (sign-up has its own tests). */
+    async createUser(user: Partial<NewUser> = {}) {
+      const n = ++users
+      const username = user.username ?? `user${n}`
+      const full = { username, email: `${username}@example.test`, password: 'correct horse battery', ...user }
+      const ids = await createUser(accounts.ctx.db, full)
+      return { ...full, ...ids }
+    },
+
+    /** A user token through the password grant (on in tests). */
+    async userToken(scope = 'read write follow push', user?: { email: string; password: string }) {
+      const who = user ?? (await stack.createUser())
+      const client = await stack.registerApp(scope)
+      const res = await api()
+        .post('/oauth/token')
+        .send({
+          grant_type: 'password',
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          username: who.email,
+          password: who.password,
+          scope,
+        })
+        .expect(200)
+      return res.body.access_token as string
+    },
+
+    async stop() {
+      await gateway.stop()
+      await push.stop()
+      await accounts.stop()
+    },
+  }
+  return stack
+}
+
+export type Stack = Awaited<ReturnType<typeof startStack>>
