@@ -55,6 +55,68 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/oauth/jwks', ACCOUNTS, 'none'),
   route('GET', '/.well-known/oauth-authorization-server', ACCOUNTS, 'none'),
 
+  // Accounts and profiles (apps/accounts/src/api/v1/accounts)
+  route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts']),
+  route('GET', '/api/v1/accounts', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/accounts/verify_credentials', ACCOUNTS, 'required', ['read:accounts', 'profile']),
+  route('PATCH', '/api/v1/accounts/update_credentials', ACCOUNTS, 'required', ['write:accounts']),
+  route('GET', '/api/v1/accounts/lookup', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/accounts/search', ACCOUNTS, 'required', ['read:accounts']),
+  route('GET', '/api/v1/accounts/relationships', ACCOUNTS, 'required', ['read:follows']),
+  route('GET', '/api/v1/accounts/:id', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/accounts/:id/statuses', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/api/v1/accounts/:id/statuses/media', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/api/v1/accounts/:id/followers', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/accounts/:id/following', ACCOUNTS, 'optional', ['read:accounts']),
+  route('POST', '/api/v1/accounts/:id/follow', ACCOUNTS, 'required', ['write:follows']),
+  route('POST', '/api/v1/accounts/:id/unfollow', ACCOUNTS, 'required', ['write:follows']),
+  route('POST', '/api/v1/accounts/:id/remove_from_followers', ACCOUNTS, 'required', ['write:follows']),
+  route('POST', '/api/v1/accounts/:id/block', ACCOUNTS, 'required', ['write:blocks']),
+  route('POST', '/api/v1/accounts/:id/unblock', ACCOUNTS, 'required', ['write:blocks']),
+  route('POST', '/api/v1/accounts/:id/mute', ACCOUNTS, 'required', ['write:mutes']),
+  route('POST', '/api/v1/accounts/:id/unmute', ACCOUNTS, 'required', ['write:mutes']),
+  route('GET', '/api/v1/follow_requests', ACCOUNTS, 'required', ['read:follows']),
+  route('POST', '/api/v1/follow_requests/:id/authorize', ACCOUNTS, 'required', ['write:follows']),
+  route('POST', '/api/v1/follow_requests/:id/reject', ACCOUNTS, 'required', ['write:follows']),
+  route('GET', '/api/v1/blocks', ACCOUNTS, 'required', ['read:blocks']),
+  route('GET', '/api/v1/mutes', ACCOUNTS, 'required', ['read:mutes']),
+  route('GET', '/api/v2/search', ACCOUNTS, 'optional', ['read:search']),
+  route('GET', '/api/v1/search', ACCOUNTS, 'optional', ['read:search']),
+
+  // Statuses, media, timelines (apps/accounts/src/api/v1/statuses …)
+  route('POST', '/api/v1/statuses', ACCOUNTS, 'required', ['write:statuses']),
+  route('GET', '/api/v1/statuses/:id', ACCOUNTS, 'optional', ['read:statuses']),
+  route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses']),
+  route('POST', '/api/v1/statuses/:id/favourite', ACCOUNTS, 'required', ['write:favourites']),
+  route('POST', '/api/v1/statuses/:id/unfavourite', ACCOUNTS, 'required', ['write:favourites']),
+  route('POST', '/api/v1/statuses/:id/reblog', ACCOUNTS, 'required', ['write:statuses']),
+  route('POST', '/api/v1/statuses/:id/unreblog', ACCOUNTS, 'required', ['write:statuses']),
+  route('POST', '/api/v1/statuses/:id/pin', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/statuses/:id/unpin', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media']),
+  route('POST', '/api/v2/media', ACCOUNTS, 'required', ['write:media']),
+  route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/media/:file', ACCOUNTS, 'none'),
+
+  // Notifications
+  route('GET', '/api/v1/notifications', ACCOUNTS, 'required', ['read:notifications']),
+  route('GET', '/api/v1/notifications/:id', ACCOUNTS, 'required', ['read:notifications']),
+  route('POST', '/api/v1/notifications/clear', ACCOUNTS, 'required', ['write:notifications']),
+  route('POST', '/api/v1/notifications/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
+
+  // Administration (role checked by the service)
+  route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts']),
+  route('GET', '/api/v1/admin/accounts/:id', ACCOUNTS, 'required', ['admin:read:accounts']),
+  route('POST', '/api/v1/admin/accounts/:id/approve', ACCOUNTS, 'required', ['admin:write:accounts']),
+  route('POST', '/api/v1/admin/accounts/:id/reject', ACCOUNTS, 'required', ['admin:write:accounts']),
+  route('POST', '/api/v1/admin/accounts/:id/action', ACCOUNTS, 'required', ['admin:write:accounts']),
+  route('POST', '/api/v1/admin/accounts/:id/unsuspend', ACCOUNTS, 'required', ['admin:write:accounts']),
+
+  // Instance
+  route('GET', '/api/v1/instance', ACCOUNTS, 'none'),
+  route('GET', '/api/v2/instance', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/custom_emojis', ACCOUNTS, 'none'),
+
   // Web Push subscriptions (apps/push/src/api)
   route('POST', '/api/v1/push/subscription', PUSH, 'required', ['push']),
   route('GET', '/api/v1/push/subscription', PUSH, 'required', ['push']),

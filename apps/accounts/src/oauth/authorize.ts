@@ -112,17 +112,15 @@ async function renderForSession(
         }),
       )
   }
-  res
-    .type('html')
-    .send(
-      consentPage({
-        appName: request.app.name,
-        username: account.username,
-        scopes: request.scopes,
-        fields: request.fields,
-        csrf: csrfToken(req, secret),
-      }),
-    )
+  res.type('html').send(
+    consentPage({
+      appName: request.app.name,
+      username: account.username,
+      scopes: request.scopes,
+      fields: request.fields,
+      csrf: csrfToken(req, secret),
+    }),
+  )
 }
 
 /** GET /oauth/authorize — the sign-in page, or the consent page when signed in. */
