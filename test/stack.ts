@@ -1,3 +1,5 @@
+import os from 'node:os'
+import path from 'node:path'
 import { exportJWK, generateKeyPair } from 'jose'
 import request from 'supertest'
 import webpush from 'web-push'
@@ -42,6 +44,7 @@ export async function startStack(options: StackOptions = {}) {
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
     VAPID_PUBLIC_KEY: vapid.publicKey,
     VAPID_PRIVATE_KEY: vapid.privateKey,
+    MEDIA_DIR: path.join(os.tmpdir(), 'roost-test-media', createRedisPrefix()),
     ...options.env,
   }
   const accounts = await createAccountsService(loadAccountsConfig(env))

@@ -12,6 +12,8 @@ export const accountsEnv = baseEnv.extend({
   SESSION_SECRET: z.string().min(32),
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
+  /** Where uploaded avatars, headers and attachments are kept (served back at /media/<file>). */
+  MEDIA_DIR: z.string().default('.data/media'),
 })
 
 export type AccountsConfig = z.infer<typeof accountsEnv>

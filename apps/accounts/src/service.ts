@@ -13,6 +13,7 @@ import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { loadSigningKeys } from './oauth/keys'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
+import { serveMedia } from './media/storage'
 import { createOutboxRelay } from './outbox/relay'
 
 export const SCHEMA = 'accounts'
@@ -62,6 +63,7 @@ export async function createAccountsService(config: AccountsConfig) {
   api.post('/oauth/revoke', on(revoke))
   api.get('/oauth/jwks', on(jwks))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
+  api.get('/media/:file', on(serveMedia))
   api.mount(app)
   finishApp(app)
 

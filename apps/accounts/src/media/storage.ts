@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Request, Response } from 'express'
+import { unprocessable } from '@roost/service'
+import type { AccountsContext } from '../context'
+
+/** Images Roost accepts, recognised by their first bytes rather than the client's word. */
+const SIGNATURES: { type: string; ext: string; matches: (b: Buffer) => boolean }[] = [
+  {
+    type: 'image/png',
+    ext: 'png',
+    matches: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
+  { type: 'image/jpeg', ext: 'jpg', matches: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { type: 'image/gif', ext: 'gif', matches: (b) => b.subarray(0, 4).toString('latin1') === 'GIF8' },
+  {
+    type: 'image/webp',
+    ext: 'webp',
+    matches: (b) =>
+      b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  },
+]
+
+export function imageType(data: Buffer) {
+  return SIGNATURES.find((s) => s.matches(data))
+}
+
+/**
+ * Stores an uploaded image under MEDIA_DIR with a random name and returns the name; it is served back at
+ * `/media/<name>`. Anything that is not a PNG, JPEG, GIF or WebP is refused with 422.
+ */
+export async function storeImage(
+  ctx: AccountsContext,
+  data: Buffer,
+): Promise<{ file: string; type: string }> {
+  const kind = imageType(data)
+  if (!kind)
+    throw unprocessable('Validation failed: File has contents that are not what they are reported to be')
+  const file = `${randomBytes(16).toString('hex')}.${kind.ext}`
+  await mkdir(ctx.config.MEDIA_DIR, { recursive: true })
+  await writeFile(path.join(ctx.config.MEDIA_DIR, file), data, { flag: 'wx' })
+  return { file, type: kind.type }
+}
+
+const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/
+
+/** GET /media/:file — the stored images; names are random, so they can be cached forever. */
+export function serveMedia(ctx: AccountsContext, req: Request, res: Response) {
+  const file = String(req.params.file)
+  if (!FILE_NAME.test(file)) return res.status(404).json({ error: 'Not Found' })
+  res.sendFile(file, { root: path.resolve(ctx.config.MEDIA_DIR), maxAge: '365d', immutable: true }, (err) => {
+    if (err && !res.headersSent) res.status(404).json({ error: 'Not Found' })
+  })
+}

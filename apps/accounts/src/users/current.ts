@@ -1,0 +1,32 @@
+import type { Request } from 'express'
+import { forbidden, userRequired } from '@roost/service'
+import type { AccountsContext } from '../context'
+import type { AccountRow } from '../entities/account'
+import type { UserRow } from './sign-in'
+
+export interface CurrentUser {
+  user: UserRow
+  account: AccountRow
+}
+
+/**
+ * Mastodon's `require_user!`: the token must belong to a user (app tokens → 422) whose login is usable
+ * (pending approval, disabled or suspended → 403), checked on every request because those states change.
+ */
+export async function requireUser(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
+  const userId = req.token?.userId
+  if (!userId) throw userRequired()
+  const user: UserRow | undefined = await ctx.db('users').where({ id: userId }).first()
+  const account: AccountRow | undefined = user
+    ? await ctx.db('accounts').where({ id: user.account_id }).first()
+    : undefined
+  if (!user || !account) throw userRequired()
+  if (!user.approved) throw forbidden('Your login is currently pending approval')
+  if (user.disabled || account.suspended_at) throw forbidden('Your login is currently disabled')
+  return { user, account }
+}
+
+/** The signed-in user on routes where a token is optional (public reads): undefined when anonymous. */
+export async function optionalUser(ctx: AccountsContext, req: Request): Promise<CurrentUser | undefined> {
+  return req.token?.userId ? requireUser(ctx, req) : undefined
+}
