@@ -7,6 +7,8 @@ import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecyc
 import type { AccountsConfig } from './config'
 import type { AccountsContext } from './context'
 import { migrations } from './db/migrations'
+import { addIpBlockRoutes } from './api/v1/admin/ip_blocks'
+import { publishIpRules } from './ip_blocks/rules'
 import { createApplication, verifyApplication } from './oauth/applications'
 import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
@@ -64,6 +66,7 @@ export async function createAccountsService(config: AccountsConfig) {
   api.get('/oauth/jwks', on(jwks))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/media/:file', on(serveMedia))
+  addIpBlockRoutes(api, ctx)
   api.mount(app)
   finishApp(app)
 
@@ -74,6 +77,7 @@ export async function createAccountsService(config: AccountsConfig) {
       // Redis may have lost the revocation list (restart without persistence): Postgres holds the record.
       const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
       for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
+      await publishIpRules(ctx) // the gateways enforce the IP rules from Redis, which may have lost them
       outbox.start()
     },
     async close() {

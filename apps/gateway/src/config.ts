@@ -1,6 +1,31 @@
 import { z } from 'zod'
 import { baseEnv, envPort, parseConfig } from '@roost/service'
 
+/** `<limit>/<seconds>`, e.g. `300/300`: a rate-limit family's budget per fixed window. */
+const envRate = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const match = value.match(/^(\d+)\/(\d+)$/)
+      if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+        ctx.addIssue({ code: 'custom', message: 'expected <limit>/<seconds>, e.g. 300/300' })
+        return z.NEVER
+      }
+      return { limit: Number(match[1]), period: Number(match[2]) }
+    })
+
+/** A comma-separated list of CIDRs or addresses. */
+const envCidrs = z
+  .string()
+  .default('')
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+
 /** The gateway's environment (documented in .env.example). */
 export const gatewayEnv = baseEnv.extend({
   GATEWAY_PORT: envPort(3000),
@@ -10,6 +35,43 @@ export const gatewayEnv = baseEnv.extend({
   PUSH_URL: z.url().default('http://127.0.0.1:3002'),
   /** Upstream sockets kept open per service. */
   GATEWAY_UPSTREAM_SOCKETS: z.coerce.number().int().positive().default(256),
+
+  /**
+   * Proxies (load balancers, ingress) whose `X-Forwarded-For` is believed, as CIDRs: `10.0.0.0/8,127.0.0.1`.
+   * Empty (the default) trusts nobody: the client address is the socket peer. See client-address.ts.
+   */
+  TRUSTED_PROXIES: envCidrs,
+
+  /** `off` disables every rate limit (development); anything else keeps them on. */
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  // One budget per family, `<limit>/<seconds>`; the families and their routes are in rate-limit.ts.
+  // Defaults are Mastodon's (shared api-reference §6).
+  RATE_LIMIT_API_USER: envRate('1500/300'),
+  RATE_LIMIT_API_TOKEN: envRate('300/300'),
+  RATE_LIMIT_API_IP: envRate('300/300'),
+  RATE_LIMIT_SIGN_UPS: envRate('5/1800'),
+  RATE_LIMIT_APP_REGISTRATIONS: envRate('5/600'),
+  RATE_LIMIT_FOLLOWS: envRate('400/86400'),
+  RATE_LIMIT_STATUSES: envRate('300/10800'),
+  RATE_LIMIT_DELETES: envRate('30/1800'),
+  RATE_LIMIT_MEDIA: envRate('30/1800'),
+
+  /** Largest request body on ordinary routes (JSON and forms), in bytes: larger → 413. */
+  GATEWAY_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024),
+  /** Largest request body on upload routes (media, avatar and header), in bytes. */
+  GATEWAY_UPLOAD_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
+  /** A client must send all request headers within this time (slowloris), else 408 and the socket closes. */
+  GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** A client must send the whole request (headers and body) within this time, else 408. */
+  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
 })
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>

@@ -5,19 +5,25 @@ import { Redis } from 'ioredis'
 import {
   authenticate,
   bySpecificity,
+  CLIENT_ADDRESS_HEADER,
   createTokenVerifier,
   issuerOf,
   RevocationList,
   ROUTES,
 } from '@roost/auth'
 import type { Upstream } from '@roost/auth'
-import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
+import { bodyLimit } from './body-limit'
+import { createClientAddressResolver } from './client-address'
 import type { GatewayConfig } from './config'
+import { createIpRules, SIGN_UP_ROUTES } from './ip-rules'
 import { createProxy } from './proxy'
+import { createRateLimiter, rateLimitHeaders } from './rate-limit'
 
 /**
- * The gateway: the only public entry. For every route of the table it checks the token and scopes, then
- * forwards to the route's service; anything not in the table is a 404.
+ * The gateway: the only public entry. Every request: client address and `no_access` IP rules; then, for each
+ * route of the table, the body limit, the token (verified once), rate limits, the token's verdict and scopes,
+ * sign-up IP rules, and the proxy to the route's service; anything not in the table is a 404.
  */
 export async function createGateway(config: GatewayConfig) {
   const logger = createLogger('gateway', config.LOG_LEVEL)
@@ -31,6 +37,9 @@ export async function createGateway(config: GatewayConfig) {
     timeoutDuration: 5_000,
   })
   const verify = createTokenVerifier({ issuer: issuerOf(config.PUBLIC_URL), keys, revocations })
+  const clientAddress = createClientAddressResolver(config.TRUSTED_PROXIES)
+  const ipRules = createIpRules(redis, config.REDIS_PREFIX, logger)
+  const rateLimiter = createRateLimiter(redis, config, logger)
 
   const upstreams: Record<Upstream, ReturnType<typeof createProxy>> = {
     accounts: createProxy(config.ACCOUNTS_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
@@ -42,12 +51,41 @@ export async function createGateway(config: GatewayConfig) {
     metrics: createMetrics('gateway'),
     readiness: { redis: () => redis.ping() },
   })
+  // The resolved client address replaces whatever the client sent in the header the services read.
+  // `no_access` answers JSON like every other Roost error (Mastodon sends text/plain "Forbidden\n";
+  // clients treat both as a 403, and JSON lets them show the `error`).
+  app.use(async (req, _res, next) => {
+    const address = clientAddress(req)
+    req.headers[CLIENT_ADDRESS_HEADER] = address
+    if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
+    next()
+  })
+
   const router = Router()
   for (const route of [...ROUTES].sort(bySpecificity)) {
-    const check: RequestHandler = (req, _res, next) => {
-      authenticate(route, req, verify).then(() => next(), next)
+    const families = rateLimiter.familiesFor(route)
+    const signUp = SIGN_UP_ROUTES.includes(`${route.method} ${route.path}`)
+    // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
+    // with bad tokens still spend the address's budget; the token is verified once and kept on `req`.
+    const guard: RequestHandler = async (req, res, next) => {
+      const verdict = await authenticate(route, req, verify).then(
+        (token) => ({ token, error: undefined }),
+        (error: unknown) => ({ token: undefined, error }),
+      )
+      req.token = verdict.token
+      const address = req.headers[CLIENT_ADDRESS_HEADER] as string
+      const state = await rateLimiter.hit(families, { address, token: verdict.token })
+      if (state) res.set(rateLimitHeaders(state))
+      if (verdict.error) throw verdict.error
+      if (signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
+      next()
     }
-    router[route.method.toLowerCase() as 'get'](route.path, check, upstreams[route.upstream].middleware)
+    router[route.method.toLowerCase() as 'get'](
+      route.path,
+      bodyLimit(route, config),
+      guard,
+      upstreams[route.upstream].middleware,
+    )
   }
   app.use(router)
   finishApp(app)
@@ -56,6 +94,13 @@ export async function createGateway(config: GatewayConfig) {
     app,
     logger,
     host: config.GATEWAY_HOST,
+    // Slow clients (slowloris): all headers within GATEWAY_HEADERS_TIMEOUT_MS, the whole request within
+    // GATEWAY_REQUEST_TIMEOUT_MS, else 408 and the socket closes; checked every second.
+    serverOptions: {
+      headersTimeout: config.GATEWAY_HEADERS_TIMEOUT_MS,
+      requestTimeout: config.GATEWAY_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
     async close() {
       for (const upstream of Object.values(upstreams)) upstream.close()
       redis.disconnect()

@@ -111,6 +111,11 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/admin/accounts/:id/reject', ACCOUNTS, 'required', ['admin:write:accounts']),
   route('POST', '/api/v1/admin/accounts/:id/action', ACCOUNTS, 'required', ['admin:write:accounts']),
   route('POST', '/api/v1/admin/accounts/:id/unsuspend', ACCOUNTS, 'required', ['admin:write:accounts']),
+  route('GET', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:read:ip_blocks']),
+  route('GET', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:read:ip_blocks']),
+  route('POST', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
+  route('PUT', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
+  route('DELETE', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
 
   // Instance
   route('GET', '/api/v1/instance', ACCOUNTS, 'none'),

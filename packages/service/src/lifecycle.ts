@@ -16,6 +16,8 @@ export function lifecycle(options: {
   app: Express
   logger: Logger
   host?: string
+  /** Node server options, e.g. the gateway's `headersTimeout` and `requestTimeout`. */
+  serverOptions?: http.ServerOptions
   close: () => Promise<void>
   /** Work to do after listening (workers, relays), stopped by `close`. */
   afterStart?: () => Promise<void> | void
@@ -29,7 +31,7 @@ export function lifecycle(options: {
       return url
     },
     async start(port = 0) {
-      server = http.createServer(options.app)
+      server = http.createServer(options.serverOptions ?? {}, options.app)
       server.keepAliveTimeout = 65_000 // longer than the gateway's idle sockets, so a pooled socket is never cut mid-request
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject)

@@ -1,0 +1,172 @@
+import net from 'node:net'
+import type { Request, Response } from 'express'
+import { IP_SEVERITIES } from '@roost/auth'
+import type { IpSeverity, serviceRoutes } from '@roost/auth'
+import { paginate } from '@roost/db'
+import { forbidden, linkHeader, params, readPage, recordNotFound, unprocessable, zText } from '@roost/service'
+import type { Params } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { publishIpRules } from '../../../ip_blocks/rules'
+import type { IpBlockRow } from '../../../ip_blocks/rules'
+import { requireUser } from '../../../users/current'
+
+/** Mastodon's LIMIT for this endpoint (default page size; capped at twice that). */
+const DEFAULT_LIMIT = 100
+const ROLES_THAT_MANAGE_BLOCKS = ['admin', 'owner']
+
+/** Mastodon's Admin::IpBlock entity (docs: entities/Admin_IpBlock). */
+function ipBlockEntity(row: IpBlockRow) {
+  return {
+    id: row.id,
+    ip: row.ip,
+    severity: row.severity,
+    comment: row.comment,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at?.toISOString() ?? null,
+  }
+}
+
+/** Mastodon's `manage_blocks` permission: admins only (moderators and users → 403). */
+async function requireAdmin(ctx: AccountsContext, req: Request) {
+  const { user } = await requireUser(ctx, req)
+  if (!ROLES_THAT_MANAGE_BLOCKS.includes(user.role)) throw forbidden()
+}
+
+async function findIpBlock(ctx: AccountsContext, id: unknown): Promise<IpBlockRow> {
+  const row =
+    typeof id === 'string' && /^\d{1,19}$/.test(id)
+      ? await ctx.db<IpBlockRow>('ip_blocks').where({ id }).first()
+      : undefined
+  if (!row) throw recordNotFound()
+  return row
+}
+
+const invalid = (message: string) => unprocessable(`Validation failed: ${message}`)
+
+/** `ip`, `severity`, `comment`, `expires_in` (seconds); on update only the given ones change. */
+function readIpBlockParams(p: Params, creating: boolean) {
+  const changes: Record<string, unknown> = {}
+  const text = (v: unknown) => {
+    const parsed = zText.safeParse(v)
+    return parsed.success ? parsed.data.trim() : undefined
+  }
+  if (creating || p.ip !== undefined) {
+    const ip = text(p.ip)
+    if (!ip) throw invalid("Ip can't be blank")
+    const [address = '', prefix, extra] = ip.split('/')
+    const max = net.isIPv4(address) ? 32 : 128
+    if (
+      !net.isIP(address) ||
+      extra !== undefined ||
+      (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= max))
+    )
+      throw invalid('Ip is invalid')
+    changes.ip = ip
+  }
+  if (creating || p.severity !== undefined) {
+    const severity = text(p.severity)
+    if (!severity) throw invalid("Severity can't be blank")
+    if (!IP_SEVERITIES.includes(severity as IpSeverity)) throw invalid('Severity is not included in the list')
+    changes.severity = severity
+  }
+  if (p.comment !== undefined) changes.comment = text(p.comment) ?? ''
+  if (p.expires_in !== undefined) {
+    const raw = text(p.expires_in)
+    if (!raw)
+      changes.expires_at = null // blank: never expires, as Mastodon
+    else if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1)
+      throw invalid('Expires in must be a positive number of seconds')
+    else changes.expires_at = new Date(Date.now() + Number(raw) * 1000)
+  }
+  return changes
+}
+
+/** Writes a change, translating a duplicate range (the unique index on the normalised CIDR) into Mastodon's 422. */
+async function save(ctx: AccountsContext, write: () => Promise<IpBlockRow[]>): Promise<IpBlockRow> {
+  let rows
+  try {
+    rows = await write()
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw invalid('Ip has already been taken')
+    throw err
+  }
+  await publishIpRules(ctx)
+  return rows[0]!
+}
+
+// Postgres normalises the range: host bits are cleared (`10.1.2.3/8` → `10.0.0.0/8`), a bare address gets /32 or /128.
+const asCidr = (ctx: AccountsContext, ip: string) => ctx.db.raw('network(?::inet)', [ip])
+
+/** GET /api/v1/admin/ip_blocks — newest first, keyset pages with Link headers. */
+export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const p = params(req)
+  const page = readPage(p, DEFAULT_LIMIT)
+  const rows = await paginate<IpBlockRow>(ctx.db('ip_blocks'), 'id', page)
+  const link =
+    rows.length &&
+    linkHeader(
+      ctx.config.PUBLIC_URL,
+      '/api/v1/admin/ip_blocks',
+      { limit: typeof p.limit === 'string' ? p.limit : undefined },
+      { next: { max_id: rows[rows.length - 1]!.id }, prev: { min_id: rows[0]!.id } },
+    )
+  if (link) res.set('Link', link)
+  res.json(rows.map(ipBlockEntity))
+}
+
+/** GET /api/v1/admin/ip_blocks/:id */
+export async function showIpBlock(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  res.json(ipBlockEntity(await findIpBlock(ctx, req.params.id)))
+}
+
+/** POST /api/v1/admin/ip_blocks */
+export async function createIpBlock(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const changes = readIpBlockParams(params(req), true)
+  const row = await save(ctx, () =>
+    ctx
+      .db<IpBlockRow>('ip_blocks')
+      .insert({ ...changes, ip: asCidr(ctx, changes.ip as string) })
+      .returning('*'),
+  )
+  res.json(ipBlockEntity(row))
+}
+
+/** PUT /api/v1/admin/ip_blocks/:id */
+export async function updateIpBlock(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const existing = await findIpBlock(ctx, req.params.id)
+  const changes = readIpBlockParams(params(req), false)
+  if (typeof changes.ip === 'string') changes.ip = asCidr(ctx, changes.ip)
+  const row = await save(ctx, () =>
+    ctx
+      .db<IpBlockRow>('ip_blocks')
+      .where({ id: existing.id })
+      .update({ ...changes, updated_at: ctx.db.fn.now() })
+      .returning('*'),
+  )
+  res.json(ipBlockEntity(row))
+}
+
+/** DELETE /api/v1/admin/ip_blocks/:id — answers `{}`, as Mastodon. */
+export async function deleteIpBlock(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const existing = await findIpBlock(ctx, req.params.id)
+  await ctx.db('ip_blocks').where({ id: existing.id }).delete()
+  await publishIpRules(ctx)
+  res.json({})
+}
+
+/** The IP blocks admin API: one line in service.ts. */
+export function addIpBlockRoutes(api: ReturnType<typeof serviceRoutes>, ctx: AccountsContext) {
+  const on =
+    (fn: (ctx: AccountsContext, req: Request, res: Response) => unknown) => (req: Request, res: Response) =>
+      fn(ctx, req, res)
+  api.get('/api/v1/admin/ip_blocks', on(listIpBlocks))
+  api.get('/api/v1/admin/ip_blocks/:id', on(showIpBlock))
+  api.post('/api/v1/admin/ip_blocks', on(createIpBlock))
+  api.put('/api/v1/admin/ip_blocks/:id', on(updateIpBlock))
+  api.delete('/api/v1/admin/ip_blocks/:id', on(deleteIpBlock))
+}

@@ -1,0 +1,53 @@
+import type { RequestHandler } from 'express'
+import type { Route } from '@roost/auth'
+import type { GatewayConfig } from './config'
+
+/** Routes that take file uploads (multipart): they get the larger body limit; every other route the small one. */
+export const UPLOAD_ROUTES = [
+  'POST /api/v1/media',
+  'POST /api/v2/media',
+  'PATCH /api/v1/accounts/update_credentials',
+]
+
+const TOO_LARGE = JSON.stringify({ error: 'The request is too large' })
+
+/**
+ * Refuses bodies over the route's limit with 413 without reading them: by the declared `Content-Length`
+ * up front, and, for chunked bodies (no length), by counting bytes as they stream to the upstream service and
+ * cutting the request when the count passes the limit. The services still parse with their own limits.
+ */
+export function bodyLimit(route: Route, config: GatewayConfig): RequestHandler {
+  const limit = UPLOAD_ROUTES.includes(`${route.method} ${route.path}`)
+    ? config.GATEWAY_UPLOAD_BODY_LIMIT
+    : config.GATEWAY_BODY_LIMIT
+  return (req, res, next) => {
+    const declared = req.headers['content-length']
+    if (declared !== undefined) {
+      if (Number(declared) > limit) {
+        res.set('Connection', 'close') // the unread body must not be taken for the next request
+        res.status(413).type('application/json').send(TOO_LARGE)
+        return
+      }
+      return next() // node's parser never delivers more than the declared length
+    }
+    if (req.headers['transfer-encoding'] === undefined) return next()
+    // Paused first, so that adding a listener does not start the flow before the proxy pipes the body.
+    req.pause()
+    let received = 0
+    const count = (chunk: Buffer) => {
+      received += chunk.length
+      if (received <= limit) return
+      req.off('data', count)
+      req.unpipe()
+      if (!res.headersSent) {
+        res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' })
+        res.end(TOO_LARGE)
+      }
+      // The socket goes once the answer is out; that also aborts the half-sent upstream request.
+      res.once('finish', () => req.destroy())
+      if (res.writableFinished) req.destroy()
+    }
+    req.on('data', count)
+    next()
+  }
+}
