@@ -13,7 +13,7 @@ const INVALID = { error: 'The access token is invalid' }
 /** Requests sent straight to a service, bypassing the gateway (as an attacker inside the network could). */
 async function direct(base: string, path: string, headers: Record<string, string>) {
   const res = await fetch(`${base}${path}`, { headers })
-  return { status: res.status, body: await res.json() }
+  return { status: res.status, body: (await res.json()) as { error?: string } }
 }
 
 describe('services verify every token again; they never trust the gateway or identity headers', () => {
