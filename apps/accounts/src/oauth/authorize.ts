@@ -110,6 +110,16 @@ function answerBadRequest(res: Response, request: Exclude<AuthorizationRequest, 
   res.status(400).type('html').send(errorPage(request.page))
 }
 
+/**
+ * CSP `form-action` sources for the pages' forms. Browsers apply it to the redirect that answers a form too, so
+ * it must admit the client's redirect URI, or approving and denying could never reach the client.
+ */
+function formTargets(redirectUri: string): string {
+  if (redirectUri === OOB_REDIRECT_URI) return "'self'"
+  const url = new URL(redirectUri)
+  return `'self' ${url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol}`
+}
+
 async function renderForSession(
   ctx: AccountsContext,
   req: Request,
@@ -122,7 +132,7 @@ async function renderForSession(
   res.set({
     'Cache-Control': 'no-store',
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets(request.redirectUri)}`,
   })
   if (!user) {
     return res
