@@ -44,10 +44,17 @@ export async function createGateway(config: GatewayConfig) {
   })
   const router = Router()
   for (const route of [...ROUTES].sort(bySpecificity)) {
+    const proxy = upstreams[route.upstream].middleware
+    const method = route.method.toLowerCase() as 'get'
+    // Routes that never read a token (OAuth endpoints, discovery, static files) go straight to the proxy.
+    if (route.access === 'none') {
+      router[method](route.path, proxy)
+      continue
+    }
     const check: RequestHandler = (req, _res, next) => {
       authenticate(route, req, verify).then(() => next(), next)
     }
-    router[route.method.toLowerCase() as 'get'](route.path, check, upstreams[route.upstream].middleware)
+    router[method](route.path, check, proxy)
   }
   app.use(router)
   finishApp(app)
