@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express'
-import { HttpError, invalidToken, outsideScopes } from '@roost/service'
-import { bySpecificity, findRoute } from './routes'
+import { HttpError, invalidToken, notFound, outsideScopes } from '@roost/service'
+import { bySpecificity, findRoute, ROUTES } from './routes'
 import type { Method, Route, Upstream } from './routes'
 import { permits } from './scopes'
 import type { AccessToken, TokenVerifier } from './tokens'
@@ -53,7 +53,9 @@ type Handler = (req: Request, res: Response, next: NextFunction) => unknown
 
 /**
  * A service's routes, each checked against the route table: registering a route the table does not list for
- * this service throws at start-up. `mount` adds them most-specific first, each behind `authenticate`.
+ * this service throws at start-up. `mount` adds every table route of this service most-specific first, each
+ * behind `authenticate`; a table route the service does not implement (yet) still checks the token, then
+ * answers 404, so a request sent straight to the service never gets further without a valid token.
  */
 export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
   const registered: { route: Route; handlers: Handler[] }[] = []
@@ -75,7 +77,12 @@ export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
     delete: add('DELETE'),
     routes: () => registered.map((r) => r.route),
     mount(router: Router) {
-      for (const { route, handlers } of [...registered].sort((a, b) => bySpecificity(a.route, b.route))) {
+      const unimplemented: Handler = (_req, _res, next) => next(notFound())
+      const all = ROUTES.filter((route) => route.upstream === upstream).map((route) => ({
+        route,
+        handlers: registered.find((r) => r.route === route)?.handlers ?? [unimplemented],
+      }))
+      for (const { route, handlers } of all.sort((a, b) => bySpecificity(a.route, b.route))) {
         const check: RequestHandler = (req, _res, next) => {
           authenticate(route, req, verify).then((token) => {
             req.token = token

@@ -5,6 +5,7 @@ import { params } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { signInWithPassword } from '../users/sign-in'
+import { mayGrantScopes } from './admin-scopes'
 import type { ApplicationRow } from './applications'
 import { OOB_REDIRECT_URI, redirectUris } from './applications'
 import { codeDigest } from './token'
@@ -41,6 +42,45 @@ function redirectWith(uri: string, query: Record<string, string | undefined>) {
   return url.toString()
 }
 
+/** An error for the client: on a page for the out-of-band flow, else a redirect carrying `error` and `state`. */
+function refusal(redirectUri: string, state: string | undefined, error: string, description: string) {
+  return redirectUri === OOB_REDIRECT_URI
+    ? ({ ok: false, page: description } as const)
+    : ({
+        ok: false,
+        redirect: redirectWith(redirectUri, { error, error_description: description, state }),
+      } as const)
+}
+
+const INVALID_SCOPE = 'The requested scope is invalid, unknown, or malformed.'
+
+/** The signed-in user, if the session names a usable one. */
+async function sessionUser(ctx: AccountsContext, req: Request) {
+  const userId = sessionUserId(req, ctx.config.SESSION_SECRET)
+  const user = userId
+    ? await ctx
+        .db('users')
+        .join('accounts', 'accounts.id', 'users.account_id')
+        .where('users.id', userId)
+        .select('users.id', 'users.role', 'users.disabled', 'users.approved', 'accounts.username')
+        .first()
+    : undefined
+  return user && !user.disabled && user.approved
+    ? (user as { id: string; role: string; username: string })
+    : undefined
+}
+
+/** The admin-scope rule (admin-scopes.ts): a user who is not an admin gets `invalid_scope`, as for an unknown scope. */
+function refuseAdminScopes(
+  res: Response,
+  request: Extract<AuthorizationRequest, { ok: true }>,
+  role: string,
+): boolean {
+  if (mayGrantScopes(role, request.scopes)) return false
+  answerBadRequest(res, refusal(request.redirectUri, request.fields.state, 'invalid_scope', INVALID_SCOPE))
+  return true
+}
+
 /** RFC 6749 §4.1.2.1: a bad client or redirect URI is shown on a page; anything else goes back to the client. */
 async function readRequest(ctx: AccountsContext, p: Params): Promise<AuthorizationRequest> {
   const fields = Object.fromEntries(
@@ -53,18 +93,11 @@ async function readRequest(ctx: AccountsContext, p: Params): Promise<Authorizati
   const redirectUri = fields.redirect_uri ?? ''
   if (!redirectUris(app).includes(redirectUri))
     return { ok: false, page: 'The redirect URI included is not valid.' }
-  const fail = (error: string, description: string) =>
-    redirectUri === OOB_REDIRECT_URI
-      ? ({ ok: false, page: description } as const)
-      : ({
-          ok: false,
-          redirect: redirectWith(redirectUri, { error, error_description: description, state: fields.state }),
-        } as const)
+  const fail = (error: string, description: string) => refusal(redirectUri, fields.state, error, description)
   if (fields.response_type !== 'code')
     return fail('unsupported_response_type', 'The authorization server does not support this response type.')
   const scopes = fields.scope?.trim() ? parseScopes(fields.scope) : ['read']
-  if (!scopes || !isSubset(scopes, app.scopes.split(' ')))
-    return fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+  if (!scopes || !isSubset(scopes, app.scopes.split(' '))) return fail('invalid_scope', INVALID_SCOPE)
   if (fields.code_challenge && fields.code_challenge_method !== 'S256')
     return fail('invalid_request', 'Only the S256 code challenge method is supported.')
   if (fields.code_challenge && !/^[\w-]{43,128}$/.test(fields.code_challenge))
@@ -77,6 +110,16 @@ function answerBadRequest(res: Response, request: Exclude<AuthorizationRequest, 
   res.status(400).type('html').send(errorPage(request.page))
 }
 
+/**
+ * CSP `form-action` sources for the pages' forms. Browsers apply it to the redirect that answers a form too, so
+ * it must admit the client's redirect URI, or approving and denying could never reach the client.
+ */
+function formTargets(redirectUri: string): string {
+  if (redirectUri === OOB_REDIRECT_URI) return "'self'"
+  const url = new URL(redirectUri)
+  return `'self' ${url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol}`
+}
+
 async function renderForSession(
   ctx: AccountsContext,
   req: Request,
@@ -85,21 +128,13 @@ async function renderForSession(
   error?: string,
 ) {
   const secret = ctx.config.SESSION_SECRET
-  const userId = sessionUserId(req, secret)
-  const account = userId
-    ? await ctx
-        .db('users')
-        .join('accounts', 'accounts.id', 'users.account_id')
-        .where('users.id', userId)
-        .select('accounts.username', 'users.disabled', 'users.approved')
-        .first()
-    : undefined
+  const user = await sessionUser(ctx, req)
   res.set({
     'Cache-Control': 'no-store',
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets(request.redirectUri)}`,
   })
-  if (!account || account.disabled || !account.approved) {
+  if (!user) {
     return res
       .status(error ? 401 : 200)
       .type('html')
@@ -112,10 +147,11 @@ async function renderForSession(
         }),
       )
   }
+  if (refuseAdminScopes(res, request, user.role)) return
   res.type('html').send(
     consentPage({
       appName: request.app.name,
-      username: account.username,
+      username: user.username,
       scopes: request.scopes,
       fields: request.fields,
       csrf: csrfToken(req, secret),
@@ -152,8 +188,8 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
     return res.redirect(303, `/oauth/authorize?${query}`)
   }
 
-  const userId = sessionUserId(req, secret)
-  if (!userId) return renderForSession(ctx, req, res, request)
+  const user = await sessionUser(ctx, req)
+  if (!user) return renderForSession(ctx, req, res, request)
   if (p.action !== 'approve') {
     if (request.redirectUri === OOB_REDIRECT_URI)
       return res.type('html').send(errorPage('The authorization was denied.'))
@@ -166,10 +202,11 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
       }),
     )
   }
+  if (refuseAdminScopes(res, request, user.role)) return
   const code = randomBytes(32).toString('base64url')
   await ctx.db('oauth_access_grants').insert({
     application_id: request.app.id,
-    user_id: userId,
+    user_id: user.id,
     code_digest: codeDigest(code),
     redirect_uri: request.redirectUri,
     scopes: request.scopes.join(' '),

@@ -4,6 +4,7 @@ import { isSubset, parseScopes } from '@roost/auth'
 import { oauthError, params } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { signInWithPassword } from '../users/sign-in'
+import { mayGrantScopes } from './admin-scopes'
 import { authenticateClient } from './clients'
 import { issueToken } from './tokens'
 
@@ -76,6 +77,7 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
     if (typeof p.username !== 'string' || typeof p.password !== 'string') throw invalidGrant()
     const user = await signInWithPassword(ctx, p.username, p.password)
     if (!user) throw invalidGrant()
+    if (!mayGrantScopes(user.role, scopes)) throw invalidScope()
     return res.json(
       await issueToken(ctx, { applicationId: app.id, clientId: app.client_id, userId: user.id, scopes }),
     )
@@ -94,6 +96,9 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
       if (typeof p.code_verifier !== 'string' || s256(p.code_verifier) !== grant.code_challenge)
         return undefined
     }
+    // The user may have lost the admin role since approving (admin-scopes.ts).
+    const owner = await trx('users').where({ id: grant.user_id }).first('role')
+    if (!owner || !mayGrantScopes(owner.role, grant.scopes.split(' '))) return undefined
     await trx('oauth_access_grants').where({ id: grant.id }).update({ used_at: trx.fn.now() })
     return issueToken(
       ctx,
