@@ -41,6 +41,8 @@ export async function startStack(options: StackOptions = {}) {
     REDIS_PREFIX: createRedisPrefix(),
     OAUTH_SIGNING_KEYS: await testSigningKeys(),
     OAUTH_PASSWORD_GRANT: 'true',
+    // Tests register many apps from one address; the abuse tests switch the limits on with small numbers.
+    RATE_LIMITS: 'off',
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
     VAPID_PUBLIC_KEY: vapid.publicKey,
     VAPID_PRIVATE_KEY: vapid.privateKey,

@@ -7,6 +7,7 @@ import { atWindowStart, newIpv4, registerAppFrom, tokenFor } from './helpers'
 
 const WINDOW_MS = 2000
 const LIMITS = {
+  RATE_LIMITS: 'on',
   TRUSTED_PROXIES: '127.0.0.1,::1',
   RATE_LIMIT_API_USER: '8/2',
   RATE_LIMIT_API_TOKEN: '5/2',
