@@ -196,7 +196,8 @@ export async function createPushWorker(config: PushConfig) {
     }
   }
 
-  return { ...service, db, metrics, queues, idle }
+  // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
+  return Object.assign(service, { db, metrics, queues, idle })
 }
 
 export type PushWorker = Awaited<ReturnType<typeof createPushWorker>>
