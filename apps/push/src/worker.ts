@@ -27,6 +27,16 @@ import {
   isPushable,
 } from './subscriptions/store'
 
+/** A payload that does not match its schema will never match it: fail the job for good instead of retrying. */
+function parseOrFail<T>(
+  schema: { safeParse(data: unknown): { success: true; data: T } | { success: false; error: Error } },
+  data: unknown,
+): T {
+  const result = schema.safeParse(data)
+  if (!result.success) throw new UnrecoverableError(`invalid job payload: ${result.error.message}`)
+  return result.data
+}
+
 /** Mastodon skips pushes for notifications older than its push TTL (mastodon/mastodon#32842). */
 const isStale = (event: NotificationCreated) =>
   Date.now() - Date.parse(event.createdAt) > PUSH_TTL_SECONDS * 1000
@@ -63,7 +73,7 @@ export async function createPushWorker(config: PushConfig) {
 
   async function fanOut(job: Job) {
     if (job.name !== JOB_NAMES.notificationCreated) return
-    const event = notificationCreated.parse(job.data)
+    const event = parseOrFail(notificationCreated, job.data)
     if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
     const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
       isPushable(s, event),
@@ -84,7 +94,7 @@ export async function createPushWorker(config: PushConfig) {
   }
 
   async function deliver(job: Job) {
-    const { subscriptionId, event } = deliveryJob.parse(job.data)
+    const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
     if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
     // Fresh data: the subscription may have gone or changed since the fan-out (Mastodon checks twice too).
     const subscription = await findById(db, subscriptionId)
@@ -124,7 +134,7 @@ export async function createPushWorker(config: PushConfig) {
   }
 
   async function onAccountEvent(job: Job) {
-    const event = accountEvent.parse({ event: job.name, ...job.data })
+    const event = parseOrFail(accountEvent, { event: job.name, ...job.data })
     if (event.event === 'token.revoked') await deleteByToken(db, event.tokenId)
     else await deleteByUser(db, event.userId)
   }
