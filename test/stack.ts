@@ -12,6 +12,7 @@ import { loadGatewayConfig } from '../apps/gateway/src/config'
 import { createGateway } from '../apps/gateway/src/service'
 import { loadPushConfig } from '../apps/push/src/config'
 import { createPushService } from '../apps/push/src/service'
+import { createPushWorker } from '../apps/push/src/worker'
 
 export interface StackOptions {
   /** Extra environment for every service (e.g. `{ OAUTH_PASSWORD_GRANT: 'false' }`). */
@@ -47,12 +48,17 @@ export async function startStack(options: StackOptions = {}) {
     VAPID_PUBLIC_KEY: vapid.publicKey,
     VAPID_PRIVATE_KEY: vapid.privateKey,
     MEDIA_DIR: path.join(os.tmpdir(), 'roost-test-media', createRedisPrefix()),
+    // Push receivers in tests listen on loopback; retries start at 100 ms so retry tests stay fast.
+    PUSH_ALLOWED_PRIVATE_ADDRESSES: '127.0.0.0/8,::1',
+    PUSH_RETRY_BASE_MS: '100',
     ...options.env,
   }
   const accounts = await createAccountsService(loadAccountsConfig(env))
   const accountsUrl = `http://127.0.0.1:${await accounts.start(0)}`
   const push = await createPushService(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
   const pushUrl = `http://127.0.0.1:${await push.start(0)}`
+  const pushWorker = await createPushWorker(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
+  await pushWorker.start(0)
   const gateway = await createGateway(
     loadGatewayConfig({ ...env, ACCOUNTS_URL: accountsUrl, PUSH_URL: pushUrl }),
   )
@@ -68,6 +74,7 @@ export async function startStack(options: StackOptions = {}) {
     pushUrl,
     accounts,
     push,
+    pushWorker,
     gateway,
     /** supertest against the gateway. */
     api,
@@ -123,8 +130,15 @@ export async function startStack(options: StackOptions = {}) {
       return res.body.access_token as string
     },
 
+    /** Waits until every event written so far is published and every push job has finished. */
+    async drain() {
+      await accounts.ctx.outbox.flush()
+      await pushWorker.idle()
+    },
+
     async stop() {
       await gateway.stop()
+      await pushWorker.stop()
       await push.stop()
       await accounts.stop()
     },

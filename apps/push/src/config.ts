@@ -1,5 +1,8 @@
 import { z } from 'zod'
+import { QUEUES } from '@roost/events'
 import { baseEnv, envPort, parseConfig } from '@roost/service'
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
 /** The push service's environment, for its API and its workers (documented in .env.example). */
 export const pushEnv = baseEnv.extend({
@@ -14,6 +17,20 @@ export const pushEnv = baseEnv.extend({
     .string()
     .regex(/^(mailto:|https:)/)
     .default('mailto:admin@localhost'),
+  /** CIDRs push requests may reach although private (comma or space separated); empty in production. */
+  PUSH_ALLOWED_PRIVATE_ADDRESSES: z.string().default(''),
+  PUSH_NOTIFICATIONS_QUEUE: z.string().default(QUEUES.notifications),
+  PUSH_DELIVERIES_QUEUE: z.string().default(QUEUES.pushDeliveries),
+  PUSH_ACCOUNT_EVENTS_QUEUE: z.string().default(QUEUES.accountEvents),
+  PUSH_FANOUT_CONCURRENCY: positiveInt(5),
+  PUSH_DELIVERY_CONCURRENCY: positiveInt(20),
+  PUSH_DELIVERY_ATTEMPTS: positiveInt(5),
+  /** First retry delay; each further retry doubles it (a push service's Retry-After wins when longer). */
+  PUSH_RETRY_BASE_MS: positiveInt(5000),
+  PUSH_CONNECT_TIMEOUT_MS: positiveInt(5000),
+  PUSH_REQUEST_TIMEOUT_MS: positiveInt(10000),
+  /** Sockets kept per push-service origin. */
+  PUSH_MAX_SOCKETS_PER_ORIGIN: positiveInt(16),
 })
 
 export type PushConfig = z.infer<typeof pushEnv>

@@ -4,6 +4,7 @@ import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@r
 import { createDatabase, migrateToLatest } from '@roost/db'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { PushConfig } from './config'
+import { subscriptionRoutes } from './api/v1/push/subscription'
 import { migrations } from './db/migrations'
 
 export const SCHEMA = 'push'
@@ -36,7 +37,7 @@ export async function createPushService(config: PushConfig) {
   })
   app.use(bodyParsers())
   const api = serviceRoutes('push', verify)
-  // TODO(push issue): the subscription API
+  subscriptionRoutes(api, db, config)
   api.mount(app)
   finishApp(app)
 

@@ -1,15 +1,18 @@
 import type { Knex } from '@roost/db'
-import { SNOWFLAKE_FUNCTION_SQL } from '@roost/db'
 
-/** Web Push subscriptions: one per access token and one per endpoint (api-reference, "Roost decisions"). */
+/**
+ * Web Push subscriptions: one per access token and one per endpoint (api-reference, "Roost decisions").
+ * `id` is a plain sequence, not a snowflake: Mastodon's WebPushSubscription `id` is a JSON number, which must stay
+ * below 2^53 to survive JavaScript clients.
+ */
 export async function up(db: Knex): Promise<void> {
-  await db.raw(SNOWFLAKE_FUNCTION_SQL)
   await db.schema.createTable('subscriptions', (t) => {
-    t.bigInteger('id').primary().defaultTo(db.raw('snowflake_id()'))
+    t.bigIncrements('id').primary()
     t.text('endpoint').notNullable().unique()
     t.text('key_p256dh').notNullable()
     t.text('key_auth').notNullable()
     t.boolean('standard').notNullable().defaultTo(true)
+    /** `{"<notification type>": true|false}`, only the kinds the client sent. */
     t.jsonb('alerts').notNullable().defaultTo('{}')
     t.string('policy', 16).notNullable().defaultTo('all')
     t.bigInteger('user_id').notNullable()

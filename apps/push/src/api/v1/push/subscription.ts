@@ -1,0 +1,138 @@
+import type { Request } from 'express'
+import type { serviceRoutes } from '@roost/auth'
+import type { Knex } from '@roost/db'
+import { NOTIFICATION_TYPES } from '@roost/events'
+import type { Params } from '@roost/service'
+import { castBoolean, notFound, paramMissing, params, unprocessable, userRequired } from '@roost/service'
+import type { PushConfig } from '../../../config'
+import { decodeBase64, isAuthSecret, isP256PublicKey } from '../../../subscriptions/keys'
+import type { Alerts, Policy, SubscriptionRow } from '../../../subscriptions/store'
+import {
+  deleteByToken,
+  findByToken,
+  POLICIES,
+  replaceSubscription,
+  updateData,
+} from '../../../subscriptions/store'
+
+type Routes = ReturnType<typeof serviceRoutes>
+
+const PATH = '/api/v1/push/subscription'
+
+const isObject = (value: unknown): value is Params =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The signed-in user's token: push subscriptions belong to a user, so app tokens are refused as in Mastodon. */
+function userTokenOf(req: Request) {
+  const token = req.token
+  if (!token?.userId) throw userRequired()
+  return { ...token, userId: token.userId }
+}
+
+const validationFailed = (problems: string[]) => unprocessable(`Validation failed: ${problems.join(', ')}`)
+
+/**
+ * `data[alerts]` and `data[policy]` (masto.js also sends `policy` at the top level). Only Mastodon's notification
+ * types are kept; a blank alert is "not given". An unknown policy is refused, unlike Mastodon, where it silently
+ * disables every push.
+ */
+function readData(all: Params): { alerts: Alerts; policy: Policy } {
+  const data = all.data
+  if (data !== undefined && data !== '' && !isObject(data)) throw paramMissing('data')
+  const given = isObject(data) ? data : {}
+  const alerts: Alerts = {}
+  if (isObject(given.alerts))
+    for (const type of NOTIFICATION_TYPES) {
+      const on = castBoolean(given.alerts[type])
+      if (on !== undefined) alerts[type] = on
+    }
+  const policy = given.policy ?? all.policy ?? 'all'
+  if (typeof policy !== 'string' || !(POLICIES as readonly string[]).includes(policy))
+    throw validationFailed(['Policy is not included in the list'])
+  return { alerts, policy: policy as Policy }
+}
+
+function isPushUrl(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
+
+function readSubscription(all: Params) {
+  const subscription = all.subscription
+  if (!isObject(subscription)) throw paramMissing('subscription')
+  const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '')
+  const endpoint = text(subscription.endpoint)
+  const keys = isObject(subscription.keys) ? subscription.keys : {}
+  const p256dh = text(keys.p256dh)
+  const auth = text(keys.auth)
+  const problems: string[] = []
+  if (!endpoint) problems.push("Endpoint can't be blank")
+  else if (!isPushUrl(endpoint)) problems.push('Endpoint is invalid')
+  if (!p256dh) problems.push("Keys p256dh can't be blank")
+  else if (!isP256PublicKey(p256dh)) problems.push('Keys p256dh is not a valid P-256 public key')
+  if (!auth) problems.push("Keys auth can't be blank")
+  else if (!isAuthSecret(auth)) problems.push('Keys auth is not a valid 16-byte secret')
+  if (problems.length) throw validationFailed(problems)
+  // Roost's default is standard (RFC 8291) encryption; `standard=false` asks for legacy aesgcm.
+  const standard = castBoolean(subscription.standard) ?? true
+  // Stored as base64url, the form web-push and the payload encryption expect.
+  const normal = (key: string) => decodeBase64(key)!.toString('base64url')
+  return { endpoint, p256dh: normal(p256dh), auth: normal(auth), standard }
+}
+
+/** The WebPushSubscription entity; `id` is a JSON number, as Mastodon's serializer sends it. */
+export const webPushSubscription = (row: SubscriptionRow, serverKey: string) => ({
+  id: Number(row.id),
+  endpoint: row.endpoint,
+  standard: row.standard,
+  alerts: row.alerts,
+  server_key: serverKey,
+  policy: row.policy,
+})
+
+/** `/api/v1/push/subscription`: the calling token's one subscription. */
+export function subscriptionRoutes(api: Routes, db: Knex, config: PushConfig) {
+  const entity = (row: SubscriptionRow) => webPushSubscription(row, config.VAPID_PUBLIC_KEY)
+
+  api.post(PATH, async (req, res) => {
+    const token = userTokenOf(req)
+    const all = params(req)
+    const subscription = readSubscription(all)
+    const data = readData(all)
+    const row = await replaceSubscription(db, {
+      endpoint: subscription.endpoint,
+      keyP256dh: subscription.p256dh,
+      keyAuth: subscription.auth,
+      standard: subscription.standard,
+      ...data,
+      userId: token.userId,
+      tokenId: token.tokenId,
+      token: token.raw,
+    })
+    res.json(entity(row))
+  })
+
+  api.get(PATH, async (req, res) => {
+    const row = await findByToken(db, userTokenOf(req).tokenId)
+    if (!row) throw notFound()
+    res.json(entity(row))
+  })
+
+  // Only `data` changes, and it is replaced wholesale: alerts not sent become absent (off), as in Mastodon.
+  api.put(PATH, async (req, res) => {
+    const token = userTokenOf(req)
+    if (!(await findByToken(db, token.tokenId))) throw notFound()
+    const row = await updateData(db, token.tokenId, readData(params(req)))
+    if (!row) throw notFound()
+    res.json(entity(row))
+  })
+
+  api.delete(PATH, async (req, res) => {
+    await deleteByToken(db, userTokenOf(req).tokenId)
+    res.json({})
+  })
+}

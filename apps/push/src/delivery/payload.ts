@@ -1,0 +1,42 @@
+import type { NotificationCreated, NotificationType } from '@roost/events'
+
+/** English `notification_mailer.<type>.subject` texts (api-reference §7.6). */
+const TITLES: Record<NotificationType, (name: string) => string> = {
+  mention: (name) => `You were mentioned by ${name}`,
+  status: (name) => `${name} just posted`,
+  reblog: (name) => `${name} boosted your post`,
+  follow: (name) => `${name} is now following you`,
+  follow_request: (name) => `Pending follower: ${name}`,
+  favourite: (name) => `${name} favorited your post`,
+  poll: (name) => `A poll by ${name} has ended`,
+  update: (name) => `${name} edited a post`,
+  'admin.sign_up': (name) => `${name} signed up`,
+  'admin.report': (name) => `${name} submitted a report`,
+  quote: (name) => `${name} quoted your post`,
+  quoted_update: (name) => `${name} edited a post you have quoted`,
+}
+
+export const BODY_LIMIT = 140
+
+/** Rails' `truncate`: at most `limit` characters, the cut ones replaced by "...". */
+export function truncate(text: string, limit = BODY_LIMIT): string {
+  const chars = Array.from(text)
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 3).join('')}...`
+}
+
+/**
+ * Mastodon's push payload (`Web::NotificationSerializer`). `notification_id` is a JSON number: its digits are
+ * written as they are, so a snowflake id above 2^53 is not rounded on the way out.
+ */
+export function pushPayload(event: NotificationCreated, accessToken: string): string {
+  const fields = JSON.stringify({
+    access_token: accessToken,
+    preferred_locale: event.recipientLocale,
+    notification_id: 0,
+    notification_type: event.type,
+    icon: event.senderAvatarUrl,
+    title: TITLES[event.type](event.senderName),
+    body: truncate(event.excerpt.trim()),
+  })
+  return fields.replace('"notification_id":0', `"notification_id":${BigInt(event.notificationId)}`)
+}

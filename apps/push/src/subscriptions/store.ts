@@ -1,0 +1,119 @@
+import type { Knex } from '@roost/db'
+import type { NotificationType } from '@roost/events'
+
+export const POLICIES = ['all', 'followed', 'follower', 'none'] as const
+export type Policy = (typeof POLICIES)[number]
+export type Alerts = Partial<Record<NotificationType, boolean>>
+
+export interface SubscriptionRow {
+  id: string
+  endpoint: string
+  key_p256dh: string
+  key_auth: string
+  standard: boolean
+  alerts: Alerts
+  policy: Policy
+  user_id: string
+  access_token_id: string
+  access_token: string
+  created_at: Date
+  updated_at: Date
+}
+
+export interface NewSubscription {
+  endpoint: string
+  keyP256dh: string
+  keyAuth: string
+  standard: boolean
+  alerts: Alerts
+  policy: Policy
+  userId: string
+  tokenId: string
+  token: string
+}
+
+const UNIQUE_VIOLATION = '23505'
+const DEADLOCK = '40P01'
+
+/**
+ * Replaces the token's subscription and any subscription with the same endpoint by the new one, atomically.
+ * Advisory locks (endpoint first, then token, so no two transactions wait on each other in a cycle) serialise
+ * concurrent POSTs for one endpoint; a unique violation that still slips through (e.g. the same token posting
+ * two endpoints at once) is retried, never answered with a 500.
+ */
+export async function replaceSubscription(db: Knex, sub: NewSubscription): Promise<SubscriptionRow> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(1, hashtext(?))', [sub.endpoint])
+        await trx.raw('select pg_advisory_xact_lock(2, hashtext(?))', [sub.tokenId])
+        await trx('subscriptions')
+          .where('access_token_id', sub.tokenId)
+          .orWhere('endpoint', sub.endpoint)
+          .delete()
+        const [row] = await trx('subscriptions')
+          .insert({
+            endpoint: sub.endpoint,
+            key_p256dh: sub.keyP256dh,
+            key_auth: sub.keyAuth,
+            standard: sub.standard,
+            alerts: JSON.stringify(sub.alerts),
+            policy: sub.policy,
+            user_id: sub.userId,
+            access_token_id: sub.tokenId,
+            access_token: sub.token,
+          })
+          .returning('*')
+        return row as SubscriptionRow
+      })
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      if (attempt < 5 && (code === UNIQUE_VIOLATION || code === DEADLOCK)) continue
+      throw err
+    }
+  }
+}
+
+export const findByToken = async (db: Knex, tokenId: string) =>
+  (await db('subscriptions').where('access_token_id', tokenId).first()) as SubscriptionRow | undefined
+
+export const findById = async (db: Knex, id: string) =>
+  (await db('subscriptions').where('id', id).first()) as SubscriptionRow | undefined
+
+export async function updateData(db: Knex, tokenId: string, data: { alerts: Alerts; policy: Policy }) {
+  const [row] = await db('subscriptions')
+    .where('access_token_id', tokenId)
+    .update({ alerts: JSON.stringify(data.alerts), policy: data.policy, updated_at: db.fn.now() })
+    .returning('*')
+  return row as SubscriptionRow | undefined
+}
+
+export const deleteByToken = (db: Knex, tokenId: string) =>
+  db('subscriptions').where('access_token_id', tokenId).delete()
+export const deleteByUser = (db: Knex, userId: string) =>
+  db('subscriptions').where('user_id', userId).delete()
+export const deleteById = (db: Knex, id: string) => db('subscriptions').where('id', id).delete()
+
+/** The user's subscriptions whose alert for `type` is on (the policy is checked by the caller). */
+export const alertedSubscriptions = async (db: Knex, userId: string, type: NotificationType) =>
+  (await db('subscriptions')
+    .where('user_id', userId)
+    .whereRaw(`alerts -> ? = 'true'::jsonb`, [type])) as SubscriptionRow[]
+
+/** Mastodon's `pushable?`: the alert for the type is on and the policy admits the sender. */
+export function isPushable(
+  sub: Pick<SubscriptionRow, 'alerts' | 'policy'>,
+  event: { type: NotificationType; recipientFollowsSender: boolean; senderFollowsRecipient: boolean },
+): boolean {
+  if (sub.alerts[event.type] !== true) return false
+  switch (sub.policy) {
+    case 'all':
+      return true
+    case 'followed':
+      return event.recipientFollowsSender
+    case 'follower':
+      return event.senderFollowsRecipient
+    default:
+      return false
+  }
+}

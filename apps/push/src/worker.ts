@@ -1,0 +1,213 @@
+import { Queue, UnrecoverableError, Worker } from 'bullmq'
+import type { Job } from 'bullmq'
+import { Counter, Histogram } from 'prom-client'
+import { createDatabase } from '@roost/db'
+import type { NotificationCreated } from '@roost/events'
+import { accountEvent, bullPrefix, createRedis, JOB_NAMES, notificationCreated } from '@roost/events'
+import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import type { PushConfig } from './config'
+import { createAddressGuard, PrivateAddressError } from './delivery/address-guard'
+import {
+  DELIVERY_JOB_NAME,
+  deliveryJob,
+  deliveryJobId,
+  parseRetryAfter,
+  RetryablePushError,
+} from './delivery/job'
+import { pushPayload } from './delivery/payload'
+import { createPushSender, PUSH_TTL_SECONDS } from './delivery/sender'
+import { SCHEMA } from './service'
+import { isAuthSecret, isP256PublicKey } from './subscriptions/keys'
+import {
+  alertedSubscriptions,
+  deleteById,
+  deleteByToken,
+  deleteByUser,
+  findById,
+  isPushable,
+} from './subscriptions/store'
+
+/** A payload that does not match its schema will never match it: fail the job for good instead of retrying. */
+function parseOrFail<T>(
+  schema: { safeParse(data: unknown): { success: true; data: T } | { success: false; error: Error } },
+  data: unknown,
+): T {
+  const result = schema.safeParse(data)
+  if (!result.success) throw new UnrecoverableError(`invalid job payload: ${result.error.message}`)
+  return result.data
+}
+
+/** Mastodon skips pushes for notifications older than its push TTL (mastodon/mastodon#32842). */
+const isStale = (event: NotificationCreated) =>
+  Date.now() - Date.parse(event.createdAt) > PUSH_TTL_SECONDS * 1000
+
+/**
+ * The push workers (shared design.md, "Events"): fan-out of `notification.created` into one delivery job per
+ * subscription, delivery of encrypted Web Push messages, and clean-up on account events. An HTTP server on
+ * PUSH_WORKER_PORT answers /health/live, /health/ready and /metrics.
+ */
+export async function createPushWorker(config: PushConfig) {
+  const logger = createLogger('push-worker', config.LOG_LEVEL)
+  const db = createDatabase(config.DATABASE_URL, SCHEMA)
+  const connection = createRedis(config.REDIS_URL, { forWorker: true })
+  const prefix = bullPrefix(config.REDIS_PREFIX)
+  const metrics = createMetrics('push-worker')
+  const deliveries = new Counter({
+    name: 'push_deliveries_total',
+    help: 'Push delivery attempts by outcome',
+    labelNames: ['outcome'],
+    registers: [metrics],
+  })
+  const latency = new Histogram({
+    name: 'push_delivery_latency_seconds',
+    help: 'Time from the notification to its push being accepted by the push service',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [metrics],
+  })
+  const sender = createPushSender(config, createAddressGuard(config.PUSH_ALLOWED_PRIVATE_ADDRESSES))
+  const queues = {
+    notifications: new Queue(config.PUSH_NOTIFICATIONS_QUEUE, { connection, prefix }),
+    deliveries: new Queue(config.PUSH_DELIVERIES_QUEUE, { connection, prefix }),
+    accountEvents: new Queue(config.PUSH_ACCOUNT_EVENTS_QUEUE, { connection, prefix }),
+  }
+
+  async function fanOut(job: Job) {
+    if (job.name !== JOB_NAMES.notificationCreated) return
+    const event = parseOrFail(notificationCreated, job.data)
+    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
+    const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
+      isPushable(s, event),
+    )
+    await queues.deliveries.addBulk(
+      subscriptions.map((s) => ({
+        name: DELIVERY_JOB_NAME,
+        data: { subscriptionId: String(s.id), event },
+        opts: {
+          jobId: deliveryJobId(event.notificationId, String(s.id)),
+          attempts: config.PUSH_DELIVERY_ATTEMPTS,
+          backoff: { type: 'push' },
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      })),
+    )
+  }
+
+  async function deliver(job: Job) {
+    const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
+    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
+    // Fresh data: the subscription may have gone or changed since the fan-out (Mastodon checks twice too).
+    const subscription = await findById(db, subscriptionId)
+    if (!subscription || !isPushable(subscription, event)) return deliveries.inc({ outcome: 'skipped' })
+    if (!isP256PublicKey(subscription.key_p256dh) || !isAuthSecret(subscription.key_auth)) {
+      await deleteById(db, subscriptionId)
+      return deliveries.inc({ outcome: 'invalid_subscription' })
+    }
+    let response
+    try {
+      response = await sender.send(subscription, pushPayload(event, subscription.access_token))
+    } catch (err) {
+      if (err instanceof PrivateAddressError) {
+        deliveries.inc({ outcome: 'refused_address' })
+        throw new UnrecoverableError(err.message) // no retry: the address will not become public
+      }
+      deliveries.inc({ outcome: 'network_error' })
+      throw err
+    }
+    const { status } = response
+    if (status >= 200 && status < 300) {
+      deliveries.inc({ outcome: 'delivered' })
+      latency.observe((Date.now() - Date.parse(event.createdAt)) / 1000)
+      return
+    }
+    if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+      // The push service says this subscription is gone or wrong (404, 410, 400, 403, 413…).
+      await deleteById(db, subscriptionId)
+      return deliveries.inc({ outcome: 'subscription_removed' })
+    }
+    deliveries.inc({ outcome: 'retry' })
+    const retryAfter = response.headers['retry-after']
+    throw new RetryablePushError(
+      status,
+      parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter),
+    )
+  }
+
+  async function onAccountEvent(job: Job) {
+    const event = parseOrFail(accountEvent, { event: job.name, ...job.data })
+    if (event.event === 'token.revoked') await deleteByToken(db, event.tokenId)
+    else await deleteByUser(db, event.userId)
+  }
+
+  /** Exponential from PUSH_RETRY_BASE_MS, but never sooner than the push service's Retry-After. */
+  const backoffStrategy = (attemptsMade: number, _type?: string, err?: Error) =>
+    Math.max(
+      config.PUSH_RETRY_BASE_MS * 2 ** (attemptsMade - 1),
+      err instanceof RetryablePushError ? err.retryAfterMs : 0,
+    )
+
+  let workers: Worker[] = []
+  const app = createApp({
+    logger,
+    metrics,
+    readiness: {
+      postgres: () => db.raw('select 1'),
+      redis: () => connection.ping(),
+      workers: async () => {
+        if (!workers.length || workers.some((w) => !w.isRunning())) throw new Error('workers are not running')
+      },
+    },
+  })
+  finishApp(app)
+
+  const service = lifecycle({
+    app,
+    logger,
+    afterStart() {
+      const worker = (queue: string, process: (job: Job) => Promise<unknown>, concurrency: number) => {
+        const w = new Worker(queue, process, {
+          connection,
+          prefix,
+          concurrency,
+          settings: { backoffStrategy },
+        })
+        w.on('failed', (job, err) =>
+          logger.warn({ err, jobId: job?.id, queue, attempts: job?.attemptsMade }, 'push job failed'),
+        )
+        w.on('error', (err) => logger.error({ err, queue }, 'push worker error'))
+        return w
+      }
+      workers = [
+        worker(config.PUSH_NOTIFICATIONS_QUEUE, fanOut, config.PUSH_FANOUT_CONCURRENCY),
+        worker(config.PUSH_DELIVERIES_QUEUE, deliver, config.PUSH_DELIVERY_CONCURRENCY),
+        worker(config.PUSH_ACCOUNT_EVENTS_QUEUE, onAccountEvent, config.PUSH_FANOUT_CONCURRENCY),
+      ]
+    },
+    async close() {
+      // `close()` waits for the jobs in progress to finish before resolving.
+      await Promise.all(workers.map((w) => w.close()))
+      await Promise.all(Object.values(queues).map((q) => q.close()))
+      sender.close()
+      await db.destroy()
+      await connection.quit()
+    },
+  })
+
+  /** Resolves once no push job is waiting, delayed or running (tests; also handy in operations). */
+  async function idle(timeoutMs = 15_000) {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const counts = await Promise.all(
+        Object.values(queues).map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
+      )
+      if (counts.every((c) => Object.values(c).every((n) => n === 0))) return
+      if (Date.now() > deadline) throw new Error(`push queues still busy: ${JSON.stringify(counts)}`)
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
+
+  // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
+  return Object.assign(service, { db, metrics, queues, idle })
+}
+
+export type PushWorker = Awaited<ReturnType<typeof createPushWorker>>
