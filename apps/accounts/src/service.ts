@@ -14,6 +14,7 @@ import { loadSigningKeys } from './oauth/keys'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
 import { serveMedia } from './media/storage'
+import { profileRoutes } from './api/profiles'
 import { createOutboxRelay } from './outbox/relay'
 
 export const SCHEMA = 'accounts'
@@ -64,6 +65,7 @@ export async function createAccountsService(config: AccountsConfig) {
   api.get('/oauth/jwks', on(jwks))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/media/:file', on(serveMedia))
+  profileRoutes(api, ctx)
   api.mount(app)
   finishApp(app)
 
