@@ -43,7 +43,15 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
 /** GET /api/v1/accounts?id[]= — up to 40 accounts; unknown and hidden ones are left out (api-reference §3.2). */
 export async function listAccounts(ctx: AccountsContext, req: Request, res: Response) {
   const raw = params(req).id
-  const given = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]
+  // qs turns a long `id[]` list (more than 20) into an object keyed by index: its values are the ids.
+  const given =
+    raw === undefined
+      ? []
+      : Array.isArray(raw)
+        ? raw
+        : typeof raw === 'object' && raw
+          ? Object.values(raw)
+          : [raw]
   const ids = [...new Set(given.filter((id) => typeof id === 'string' || typeof id === 'number').map(String))]
   if (ids.length > DEFAULT_ACCOUNTS_LIMIT) throw unprocessable('Mastodon::ValidationError')
   const known = ids.filter(isId)
