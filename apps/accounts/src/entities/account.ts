@@ -78,7 +78,7 @@ export function renderAccount(row: AccountRow, urls: Urls) {
     following_count: row.following_count,
     statuses_count: row.statuses_count,
     last_status_at: day(row.last_status_at),
-    hide_collections: suspended ? false : row.hide_collections,
+    hide_collections: row.hide_collections,
     noindex: !row.indexable,
     emojis: [],
     roles: !suspended && row.role ? highlightedRoles(row.role) : [],
