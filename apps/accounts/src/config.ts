@@ -14,6 +14,29 @@ export const accountsEnv = baseEnv.extend({
   VAPID_PUBLIC_KEY: z.string().default(''),
   /** Where uploaded avatars, headers and attachments are kept (served back at /media/<file>). */
   MEDIA_DIR: z.string().default('.data/media'),
+  /**
+   * Who may sign up through POST /api/v1/accounts (Mastodon's `registrations_mode`): `open` (accounts work at
+   * once), `approved` (accounts wait for a moderator) or `none` (closed: 403). Open by default so a development
+   * server can be tried at once; production sets it explicitly.
+   */
+  REGISTRATIONS_MODE: z.enum(['open', 'approved', 'none']).default('open'),
+  /** In `approved` mode, sign-ups must say why they want to join (`reason`), as Mastodon's `require_invite_text`. */
+  REGISTRATIONS_REASON_REQUIRED: envFlag(false),
+  /** Minimum age in years to sign up; 0 means no `date_of_birth` is asked for (Mastodon's `min_age`). */
+  REGISTRATIONS_MIN_AGE: z.coerce.number().int().min(0).max(120).default(0),
+  /** Shown to clients in /api/v2/instance `registrations.message` (e.g. why sign-ups are closed). */
+  REGISTRATIONS_MESSAGE: z.string().optional(),
+  /**
+   * New sign-ups must confirm their e-mail address before their token works (Mastodon always does; Roost does
+   * not send mail yet, so this is off unless set, and confirmation is then done by an admin or the CLI).
+   */
+  REQUIRE_EMAIL_CONFIRMATION: envFlag(false),
+  /** The server's name in /api/v2/instance. */
+  INSTANCE_TITLE: z.string().default('Roost'),
+  /** A short description for /api/v2/instance. */
+  INSTANCE_DESCRIPTION: z.string().default('A Mastodon-compatible social network server'),
+  /** The contact address in /api/v2/instance `contact.email`. */
+  INSTANCE_CONTACT_EMAIL: z.string().default(''),
 })
 
 export type AccountsConfig = z.infer<typeof accountsEnv>

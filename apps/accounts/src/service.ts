@@ -16,6 +16,7 @@ import { loadSigningKeys } from './oauth/keys'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
 import { serveMedia } from './media/storage'
+import { profileRoutes } from './api/profiles'
 import { createOutboxRelay } from './outbox/relay'
 
 export const SCHEMA = 'accounts'
@@ -67,6 +68,7 @@ export async function createAccountsService(config: AccountsConfig) {
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/media/:file', on(serveMedia))
   addIpBlockRoutes(api, ctx)
+  profileRoutes(api, ctx)
   api.mount(app)
   finishApp(app)
 

@@ -22,6 +22,8 @@ export interface AccountRow {
   statuses_count: number
   last_status_at: Date | null
   created_at: Date
+  /** The owner's role, when the query joined `users` (local accounts always have one). */
+  role?: string | null
 }
 
 export interface Urls {
@@ -79,7 +81,7 @@ export function renderAccount(row: AccountRow, urls: Urls) {
     hide_collections: row.hide_collections,
     noindex: !row.indexable,
     emojis: [],
-    roles: [],
+    roles: !suspended && row.role ? highlightedRoles(row.role) : [],
     fields: suspended
       ? []
       : row.fields.map((f) => ({
@@ -93,3 +95,62 @@ export function renderAccount(row: AccountRow, urls: Urls) {
 }
 
 export type AccountEntity = ReturnType<typeof renderAccount>
+
+/**
+ * Mastodon's Role entity (docs: entities/Role) for Roost's three fixed roles. The ids and permission bit sets
+ * are those of Mastodon's seeded roles (`-99` is "everyone"; Moderator 1, Admin 2), so clients that read
+ * permissions (e.g. to show admin screens) behave as on Mastodon.
+ */
+const ROLES: Record<
+  string,
+  { id: string; name: string; permissions: string; color: string; highlighted: boolean }
+> = {
+  user: { id: '-99', name: '', permissions: '65536', color: '', highlighted: false },
+  moderator: { id: '1', name: 'Moderator', permissions: '1308', color: '', highlighted: true },
+  admin: { id: '2', name: 'Admin', permissions: '983036', color: '', highlighted: true },
+}
+
+export const roleEntity = (role: string) => ROLES[role] ?? ROLES.user!
+
+/** The Account's `roles`: only highlighted roles, as `{id, name, color}`. */
+function highlightedRoles(role: string) {
+  const r = roleEntity(role)
+  return r.highlighted ? [{ id: r.id, name: r.name, color: r.color }] : []
+}
+
+/** The user settings CredentialAccount's `source` reads. */
+export interface SourceSettings {
+  default_privacy: string
+  default_sensitive: boolean
+  default_language: string | null
+  role: string
+}
+
+/** CredentialAccount (docs: entities/Account#CredentialAccount): the Account plus `source` and `role`. */
+export function renderCredentialAccount(
+  row: AccountRow,
+  user: SourceSettings,
+  urls: Urls,
+  followRequestsCount: number,
+) {
+  return {
+    ...renderAccount({ ...row, role: user.role }, urls),
+    source: {
+      privacy: user.default_privacy,
+      sensitive: user.default_sensitive,
+      language: user.default_language,
+      note: row.note,
+      fields: row.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verified_at })),
+      follow_requests_count: followRequestsCount,
+      hide_collections: row.hide_collections,
+      discoverable: row.discoverable,
+      indexable: row.indexable,
+      attribution_domains: [] as string[],
+      quote_policy: 'public',
+    },
+    role: roleEntity(user.role),
+  }
+}
+
+/** The base for absolute URLs: the public address clients use (PUBLIC_URL), without a trailing slash. */
+export const urlsOf = (publicUrl: string): Urls => ({ base: publicUrl.replace(/\/$/, '') })

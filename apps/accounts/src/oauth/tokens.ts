@@ -35,7 +35,7 @@ export async function issueToken(
  * once everywhere), and a `token.revoked` event per token so push drops their subscriptions.
  */
 export async function revokeTokens(
-  ctx: AccountsContext,
+  ctx: Pick<AccountsContext, 'db' | 'outbox' | 'revocations'>,
   where: (q: Knex.QueryBuilder) => void,
 ): Promise<string[]> {
   const rows = await ctx.db.transaction(async (trx) => {

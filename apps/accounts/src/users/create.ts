@@ -8,6 +8,10 @@ export interface NewUser {
   locale?: string
   role?: 'user' | 'moderator' | 'admin'
   approved?: boolean
+  /** False leaves the e-mail address unconfirmed (sign-ups when REQUIRE_EMAIL_CONFIRMATION is on). */
+  confirmed?: boolean
+  signUpReason?: string | null
+  createdByApplicationId?: string | null
 }
 
 /** Creates an account and its user in one transaction; returns both ids. Validation is the caller's job. */
@@ -23,7 +27,9 @@ export async function createUser(db: Knex, user: NewUser): Promise<{ userId: str
         locale: user.locale ?? 'en',
         role: user.role ?? 'user',
         approved: user.approved ?? true,
-        confirmed_at: trx.fn.now(),
+        confirmed_at: user.confirmed === false ? null : trx.fn.now(),
+        sign_up_reason: user.signUpReason ?? null,
+        created_by_application_id: user.createdByApplicationId ?? null,
       })
       .returning('id')
     return { userId: row.id as string, accountId: account.id as string }

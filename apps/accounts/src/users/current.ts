@@ -11,7 +11,7 @@ export interface CurrentUser {
 
 /**
  * Mastodon's `require_user!`: the token must belong to a user (app tokens → 422) whose login is usable
- * (pending approval, disabled or suspended → 403), checked on every request because those states change.
+ * (unconfirmed e-mail, pending approval, disabled or suspended → 403), checked on every request because those states change.
  */
 export async function requireUser(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
   const userId = req.token?.userId
@@ -21,6 +21,7 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
     ? await ctx.db('accounts').where({ id: user.account_id }).first()
     : undefined
   if (!user || !account) throw userRequired()
+  if (!user.confirmed_at) throw forbidden('Your login is missing a confirmed e-mail address')
   if (!user.approved) throw forbidden('Your login is currently pending approval')
   if (user.disabled || account.suspended_at) throw forbidden('Your login is currently disabled')
   return { user, account }

@@ -10,6 +10,13 @@ export interface UserRow {
   role: string
   approved: boolean
   disabled: boolean
+  confirmed_at: Date | null
+  default_privacy: string
+  default_sensitive: boolean
+  default_language: string | null
+  sign_up_reason: string | null
+  created_by_application_id: string | null
+  created_at: Date
 }
 
 /** The user for an e-mail address (or username) and password, if both match and the login is usable. */

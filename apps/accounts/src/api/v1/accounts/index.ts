@@ -1,0 +1,60 @@
+import type { Request, Response } from 'express'
+import { DEFAULT_ACCOUNTS_LIMIT, forbidden, params, unprocessable } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { renderAccount, urlsOf } from '../../../entities/account'
+import type { ApplicationRow } from '../../../oauth/applications'
+import { issueToken } from '../../../oauth/tokens'
+import { isId, visibleAccounts } from '../../../users/accounts'
+import { registerUser, validateSignUp } from '../../../users/sign-up'
+
+/**
+ * POST /api/v1/accounts — sign-up with an app token (api-reference §2). Answers a Token for the new user with
+ * the app's registered scopes (as Mastodon, so the client can use it for everything it asked for when it
+ * registered), even when the user must still be approved or confirm their e-mail: those calls then get 403.
+ */
+export async function createAccount(ctx: AccountsContext, req: Request, res: Response) {
+  const token = req.token!
+  if (token.userId) throw forbidden('This method requires an client credentials authentication')
+  // Closed registrations answer Rails' `forbidden` before any validation (the generic status text).
+  if (ctx.config.REGISTRATIONS_MODE === 'none') throw forbidden('Forbidden')
+
+  const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: token.clientId }).first()
+  if (!app) throw unprocessable('The application no longer exists')
+
+  const signUp = await validateSignUp(ctx.db, ctx.config, params(req))
+  let userId: string
+  try {
+    ;({ userId } = await registerUser(ctx.db, ctx.config, signUp, app.id))
+  } catch (err) {
+    // Two sign-ups with the same name or address at once: the unique index decides, as Rails' "Duplicate record".
+    if ((err as { code?: string }).code === '23505') throw unprocessable('Duplicate record')
+    throw err
+  }
+  res.json(
+    await issueToken(ctx, {
+      applicationId: app.id,
+      clientId: app.client_id,
+      userId,
+      scopes: app.scopes.split(' '),
+    }),
+  )
+}
+
+/** GET /api/v1/accounts?id[]= — up to 40 accounts; unknown and hidden ones are left out (api-reference §3.2). */
+export async function listAccounts(ctx: AccountsContext, req: Request, res: Response) {
+  const raw = params(req).id
+  // qs turns a long `id[]` list (more than 20) into an object keyed by index: its values are the ids.
+  const given =
+    raw === undefined
+      ? []
+      : Array.isArray(raw)
+        ? raw
+        : typeof raw === 'object' && raw
+          ? Object.values(raw)
+          : [raw]
+  const ids = [...new Set(given.filter((id) => typeof id === 'string' || typeof id === 'number').map(String))]
+  if (ids.length > DEFAULT_ACCOUNTS_LIMIT) throw unprocessable('Mastodon::ValidationError')
+  const known = ids.filter(isId)
+  const rows = known.length ? await visibleAccounts(ctx.db).whereIn('accounts.id', known) : []
+  res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
+}

@@ -1,0 +1,25 @@
+import type { Request, Response } from 'express'
+import { params, recordNotFound } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { renderAccount, urlsOf } from '../../../entities/account'
+import { visibleAccounts } from '../../../users/accounts'
+import { USERNAME } from '../../../users/sign-up'
+
+/** The username of `acct` when it names a local account (`name`, `@name`, `name@our.domain`), else undefined. */
+export function localUsername(acct: string, publicUrl: string): string | undefined {
+  const [username, domain, ...rest] = acct.replace(/^@/, '').split('@')
+  if (rest.length || !username || !USERNAME.test(username)) return undefined
+  if (domain !== undefined && domain.toLowerCase() !== new URL(publicUrl).host.toLowerCase()) return undefined
+  return username
+}
+
+/** GET /api/v1/accounts/lookup?acct= — local accounts only; no WebFinger (api-reference §3.8). */
+export async function lookupAccount(ctx: AccountsContext, req: Request, res: Response) {
+  const acct = params(req).acct
+  const username = typeof acct === 'string' ? localUsername(acct, ctx.config.PUBLIC_URL) : undefined
+  const row = username
+    ? await visibleAccounts(ctx.db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
+    : undefined
+  if (!row) throw recordNotFound()
+  res.json(renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)))
+}

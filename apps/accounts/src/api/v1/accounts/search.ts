@@ -1,0 +1,52 @@
+import type { Request, Response } from 'express'
+import { DEFAULT_ACCOUNTS_LIMIT, paramMissing, params, readPage } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import type { AccountRow } from '../../../entities/account'
+import { renderAccount, urlsOf } from '../../../entities/account'
+import { escapeLike, visibleAccounts } from '../../../users/accounts'
+import { requireUser } from '../../../users/current'
+
+/** `offset` as Mastodon reads it (`to_i`): anything that is not a non-negative number is 0. */
+export function readOffset(value: unknown): number {
+  const n = Number.parseInt(String(value ?? ''), 10)
+  return Number.isNaN(n) || n < 0 ? 0 : n
+}
+
+/**
+ * Local accounts whose username or display name starts with `q` (a leading `@` and our own domain are
+ * ignored). Exact username matches come first, then by username. Suspended accounts are not searchable.
+ */
+export async function searchAccounts(
+  ctx: AccountsContext,
+  q: string,
+  limit: number,
+  offset: number,
+): Promise<AccountRow[]> {
+  const host = new URL(ctx.config.PUBLIC_URL).host.toLowerCase()
+  let term = q.trim().replace(/^@/, '')
+  if (term.toLowerCase().endsWith(`@${host}`)) term = term.slice(0, -(host.length + 1))
+  if (!term || limit === 0) return []
+  const prefix = `${escapeLike(term)}%`
+  return visibleAccounts(ctx.db)
+    .whereNull('accounts.suspended_at')
+    .where((w) =>
+      w.whereRaw('accounts.username ilike ?', [prefix]).orWhereRaw('accounts.display_name ilike ?', [prefix]),
+    )
+    .orderByRaw('lower(accounts.username) = lower(?) desc', [term])
+    .orderBy('accounts.username')
+    .limit(limit)
+    .offset(offset)
+}
+
+/**
+ * GET /api/v1/accounts/search?q= (api-reference §3.9). `resolve` has nothing to resolve (no federation) and
+ * `following` (only accounts you follow) is not applied yet: follows belong to the relationships part.
+ */
+export async function searchAccountsRoute(ctx: AccountsContext, req: Request, res: Response) {
+  await requireUser(ctx, req)
+  const p = params(req)
+  if (typeof p.q !== 'string' || !p.q.trim()) throw paramMissing('q')
+  const { limit } = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
+  const rows = await searchAccounts(ctx, p.q, limit, readOffset(p.offset))
+  res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
+}

@@ -1,0 +1,12 @@
+import type { Request, Response } from 'express'
+import { recordNotFound } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { renderAccount, urlsOf } from '../../../entities/account'
+import { findVisibleAccount } from '../../../users/accounts'
+
+/** GET /api/v1/accounts/:id — public; suspended accounts read as emptied, never 410 (api-reference §3.1). */
+export async function showAccount(ctx: AccountsContext, req: Request, res: Response) {
+  const row = await findVisibleAccount(ctx.db, req.params.id)
+  if (!row) throw recordNotFound()
+  res.json(renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)))
+}

@@ -1,0 +1,190 @@
+import type { Request, Response } from 'express'
+import type { Knex } from '@roost/db'
+import { paginate } from '@roost/db'
+import {
+  castBoolean,
+  forbidden,
+  linkHeader,
+  params,
+  readPage,
+  recordNotFound,
+  unprocessable,
+} from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import type { AccountRow } from '../../../entities/account'
+import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
+import { revokeTokens } from '../../../oauth/tokens'
+import { isId } from '../../../users/accounts'
+import { requireUser } from '../../../users/current'
+import {
+  approveUser,
+  disableUser,
+  rejectUser,
+  silenceAccount,
+  suspendAccount,
+  unsuspendAccount,
+} from '../../../users/moderation'
+
+const ADMIN_ACCOUNTS_LIMIT = 100
+
+interface AdminAccountRow extends AccountRow {
+  user_id: string
+  email: string
+  locale: string
+  role: string
+  sign_up_reason: string | null
+  confirmed_at: Date | null
+  approved: boolean
+  disabled: boolean
+  created_by_application_id: string | null
+}
+
+/** The caller must hold the admin role (the route table already checked the admin:* scope). */
+async function requireAdmin(ctx: AccountsContext, req: Request) {
+  const current = await requireUser(ctx, req)
+  if (current.user.role !== 'admin') throw forbidden()
+  return current
+}
+
+const adminAccounts = (db: Knex) =>
+  db('accounts')
+    .join('users', 'users.account_id', 'accounts.id')
+    .select(
+      'accounts.*',
+      'users.id as user_id',
+      'users.email',
+      'users.locale',
+      'users.role',
+      'users.sign_up_reason',
+      'users.confirmed_at',
+      'users.approved',
+      'users.disabled',
+      'users.created_by_application_id',
+    )
+
+async function findAdminAccount(ctx: AccountsContext, id: unknown): Promise<AdminAccountRow> {
+  const row = isId(id) ? await adminAccounts(ctx.db).where('accounts.id', id).first() : undefined
+  if (!row) throw recordNotFound()
+  return row
+}
+
+/** Admin::Account (docs: entities/Admin_Account); Roost keeps no sign-up IPs, so `ip` is null and `ips` empty. */
+function renderAdminAccount(row: AdminAccountRow, ctx: AccountsContext) {
+  return {
+    id: row.id,
+    username: row.username,
+    domain: null,
+    created_at: row.created_at.toISOString(),
+    email: row.email,
+    ip: null,
+    ips: [],
+    locale: row.locale,
+    invite_request: row.sign_up_reason,
+    role: roleEntity(row.role),
+    confirmed: !!row.confirmed_at,
+    approved: row.approved,
+    disabled: row.disabled,
+    silenced: !!row.silenced_at,
+    suspended: !!row.suspended_at,
+    sensitized: false,
+    account: renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)),
+    created_by_application_id: row.created_by_application_id,
+    invited_by_account_id: null,
+  }
+}
+
+// v1's boolean filters, and v2's `status=` spelling of the same states (accepted here too).
+const STATUS_FILTERS: Record<string, (q: Knex.QueryBuilder) => void> = {
+  pending: (q) => q.where('users.approved', false),
+  active: (q) => q.where('users.approved', true).whereNull('accounts.suspended_at'),
+  suspended: (q) => q.whereNotNull('accounts.suspended_at'),
+  silenced: (q) => q.whereNotNull('accounts.silenced_at'),
+  disabled: (q) => q.where('users.disabled', true),
+}
+
+/** GET /api/v1/admin/accounts — filters pending/active/suspended/silenced/disabled, username, email, staff. */
+export async function listAdminAccounts(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const p = params(req)
+  const page = readPage(p, ADMIN_ACCOUNTS_LIMIT)
+  const query = adminAccounts(ctx.db)
+  for (const [name, filter] of Object.entries(STATUS_FILTERS))
+    if (castBoolean(p[name]) === true || p.status === name) filter(query)
+  if (typeof p.status === 'string' && p.status && !STATUS_FILTERS[p.status]) query.whereRaw('false')
+  // There are no remote accounts: `remote=true` is empty, `local=true` is everyone.
+  if (castBoolean(p.remote) === true) query.whereRaw('false')
+  if (castBoolean(p.staff) === true) query.whereIn('users.role', ['admin', 'moderator'])
+  if (typeof p.username === 'string' && p.username)
+    query.whereRaw('lower(accounts.username) like lower(?)', [`${p.username.replace(/[\\%_]/g, '\\$&')}%`])
+  if (typeof p.email === 'string' && p.email)
+    query.whereRaw('lower(users.email) like lower(?)', [`%${p.email.replace(/[\\%_]/g, '\\$&')}%`])
+
+  const rows = await paginate<AdminAccountRow>(query, 'accounts.id', page)
+  const kept: Record<string, string> = {}
+  for (const key of ['limit', 'status', 'username', 'email', ...Object.keys(STATUS_FILTERS)])
+    if (typeof p[key] === 'string') kept[key] = p[key] as string
+  const link =
+    rows.length &&
+    linkHeader(ctx.config.PUBLIC_URL, '/api/v1/admin/accounts', kept, {
+      next: rows.length === page.limit ? { max_id: rows[rows.length - 1]!.id } : undefined,
+      prev: { min_id: rows[0]!.id },
+    })
+  if (link) res.set('Link', link)
+  res.json(rows.map((row) => renderAdminAccount(row, ctx)))
+}
+
+/** GET /api/v1/admin/accounts/:id */
+export async function showAdminAccount(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  res.json(renderAdminAccount(await findAdminAccount(ctx, req.params.id), ctx))
+}
+
+/** POST /api/v1/admin/accounts/:id/approve — only pending sign-ups (else 403, Mastodon's policy). */
+export async function approveAccount(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const row = await findAdminAccount(ctx, req.params.id)
+  if (!(await approveUser(ctx.db, row.id))) throw forbidden()
+  res.json(renderAdminAccount(await findAdminAccount(ctx, row.id), ctx))
+}
+
+/** POST /api/v1/admin/accounts/:id/reject — deletes a pending sign-up; answers it as it was. */
+export async function rejectAccount(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const row = await findAdminAccount(ctx, req.params.id)
+  if (row.approved) throw forbidden()
+  // The sign-up's token (from POST /api/v1/accounts) must stop working, not just lose its user.
+  await revokeTokens(ctx, (q) => q.where('user_id', row.user_id))
+  if (!(await rejectUser(ctx.db, row.id))) throw forbidden()
+  res.json(renderAdminAccount(row, ctx))
+}
+
+const ACTIONS: Record<string, (ctx: AccountsContext, accountId: string) => Promise<void>> = {
+  none: async () => {},
+  silence: (ctx, id) => silenceAccount(ctx.db, id),
+  suspend: suspendAccount,
+  disable: (ctx, id) => disableUser(ctx.db, id),
+}
+
+/**
+ * POST /api/v1/admin/accounts/:id/action — `type` = none | silence | suspend | disable (sensitive is not
+ * supported: Roost has no media moderation yet). Admins cannot act on other admins, as in Mastodon.
+ */
+export async function accountAction(ctx: AccountsContext, req: Request, res: Response) {
+  const admin = await requireAdmin(ctx, req)
+  const row = await findAdminAccount(ctx, req.params.id)
+  const type = params(req).type
+  const action = typeof type === 'string' ? ACTIONS[type] : undefined
+  if (!action) throw unprocessable('Validation failed: Type is not included in the list')
+  if (row.role === 'admin' || row.id === admin.account.id) throw forbidden()
+  await action(ctx, row.id)
+  res.json({})
+}
+
+/** POST /api/v1/admin/accounts/:id/unsuspend */
+export async function unsuspend(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const row = await findAdminAccount(ctx, req.params.id)
+  if (!row.suspended_at) throw forbidden()
+  await unsuspendAccount(ctx.db, row.id)
+  res.json(renderAdminAccount(await findAdminAccount(ctx, row.id), ctx))
+}

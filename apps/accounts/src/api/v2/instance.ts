@@ -1,0 +1,103 @@
+import type { Request, Response } from 'express'
+import type { AccountsContext } from '../../context'
+import { renderAccount, urlsOf } from '../../entities/account'
+import { visibleAccounts } from '../../users/accounts'
+import { DISPLAY_NAME_MAX, FIELD_TEXT_MAX, MAX_FIELDS, NOTE_MAX } from '../v1/accounts/update_credentials'
+
+/** The Mastodon release whose API Roost follows, as clients parse it for feature detection. */
+export const VERSION = '4.5.0 (compatible; Roost 0.1.0)'
+/** `api_versions.mastodon` of Mastodon 4.5 (clients compare it to decide which newer calls exist). */
+const MASTODON_API_VERSION = 7
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+const IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
+
+/** What both instance documents share: limits, registration state, contact and counts. */
+export async function instanceFacts(ctx: AccountsContext) {
+  const { config } = ctx
+  const urls = urlsOf(config.PUBLIC_URL)
+  const domain = new URL(config.PUBLIC_URL).host
+  const [{ count: users }] = await visibleAccounts(ctx.db)
+    .clearSelect()
+    .whereNull('accounts.suspended_at')
+    .count<{ count: string }[]>('* as count')
+  const [{ sum: statuses }] = await ctx.db('accounts').sum<{ sum: string | null }[]>('statuses_count as sum')
+  const contact = await visibleAccounts(ctx.db)
+    .where('users.role', 'admin')
+    .whereNull('accounts.suspended_at')
+    .orderBy('accounts.id')
+    .first()
+  return {
+    urls,
+    domain,
+    userCount: Number(users),
+    statusCount: Number(statuses ?? 0),
+    contactAccount: contact ? renderAccount(contact, urls) : null,
+    streaming: urls.base.replace(/^http/, 'ws'),
+    registrationsEnabled: config.REGISTRATIONS_MODE !== 'none',
+    approvalRequired: config.REGISTRATIONS_MODE === 'approved',
+    accounts: {
+      max_featured_tags: 10,
+      max_pinned_statuses: 5,
+      max_display_name_length: DISPLAY_NAME_MAX,
+      max_note_length: NOTE_MAX,
+      max_profile_fields: MAX_FIELDS,
+      profile_field_name_limit: FIELD_TEXT_MAX,
+      profile_field_value_limit: FIELD_TEXT_MAX,
+    },
+    statuses: { max_characters: 500, max_media_attachments: 4, characters_reserved_per_url: 23 },
+    mediaAttachments: {
+      supported_mime_types: IMAGE_TYPES,
+      description_limit: 1500,
+      image_size_limit: IMAGE_SIZE_LIMIT,
+      image_matrix_limit: 33177600,
+      video_size_limit: 0,
+      video_frame_rate_limit: 0,
+      video_matrix_limit: 0,
+    },
+    polls: { max_options: 4, max_characters_per_option: 50, min_expiration: 300, max_expiration: 2629746 },
+  }
+}
+
+/** GET /api/v2/instance (api-reference §9.4): public, cached for 5 minutes like Mastodon's. */
+export async function instanceV2(ctx: AccountsContext, _req: Request, res: Response) {
+  const f = await instanceFacts(ctx)
+  const { config } = ctx
+  res.set('Cache-Control', 'public, max-age=300')
+  res.json({
+    domain: f.domain,
+    title: config.INSTANCE_TITLE,
+    version: VERSION,
+    source_url: 'https://github.com/roost-social/roost',
+    description: config.INSTANCE_DESCRIPTION,
+    usage: { users: { active_month: f.userCount } },
+    thumbnail: { url: `${f.urls.base}/packs/media/images/preview.png` },
+    icon: [],
+    languages: ['en'],
+    api_versions: { mastodon: MASTODON_API_VERSION },
+    configuration: {
+      urls: { streaming: f.streaming, status: null, about: `${f.urls.base}/about`, terms_of_service: null },
+      vapid: { public_key: config.VAPID_PUBLIC_KEY },
+      accounts: f.accounts,
+      statuses: f.statuses,
+      media_attachments: f.mediaAttachments,
+      polls: f.polls,
+      translation: { enabled: false },
+      timelines_access: {
+        live_feeds: { local: 'public', remote: 'public' },
+        hashtag_feeds: { local: 'public', remote: 'public' },
+        trending_link_feeds: { local: 'public', remote: 'public' },
+      },
+      limited_federation: false,
+    },
+    registrations: {
+      enabled: f.registrationsEnabled,
+      approval_required: f.approvalRequired,
+      reason_required: f.approvalRequired && config.REGISTRATIONS_REASON_REQUIRED,
+      message: config.REGISTRATIONS_MESSAGE ?? null,
+      min_age: config.REGISTRATIONS_MIN_AGE || null,
+      url: null,
+    },
+    contact: { email: config.INSTANCE_CONTACT_EMAIL, account: f.contactAccount },
+    rules: [],
+  })
+}

@@ -1,0 +1,26 @@
+import type { Knex } from '@roost/db'
+import type { AccountRow } from '../entities/account'
+
+/** Ids in Roost are 64-bit integers; anything else can match no row (and must not reach Postgres as bigint). */
+export const isId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,19}$/.test(value)
+
+/**
+ * Accounts other people may see, with their owner's role: Mastodon hides local accounts whose user is
+ * unconfirmed or still pending approval (they read as "Record not found"); suspended accounts are found.
+ */
+export function visibleAccounts(db: Knex): Knex.QueryBuilder<AccountRow, AccountRow[]> {
+  return db('accounts')
+    .join('users', 'users.account_id', 'accounts.id')
+    .whereNotNull('users.confirmed_at')
+    .where('users.approved', true)
+    .select('accounts.*', 'users.role')
+}
+
+/** One visible account by id, or undefined. */
+export async function findVisibleAccount(db: Knex, id: unknown): Promise<AccountRow | undefined> {
+  if (!isId(id)) return undefined
+  return visibleAccounts(db).where('accounts.id', id).first()
+}
+
+/** `%` and `_` are wildcards in LIKE: a search for `a_b` means those three characters. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)

@@ -1,0 +1,76 @@
+import type { Knex } from '@roost/db'
+import type { AccountsContext } from '../context'
+import { revokeTokens } from '../oauth/tokens'
+
+/** What moderation needs: enough to run from the admin API and from the command line alike. */
+export type ModerationContext = Pick<AccountsContext, 'db' | 'outbox' | 'revocations'>
+
+export const ROLES = ['user', 'moderator', 'admin'] as const
+export type Role = (typeof ROLES)[number]
+
+async function userOf(db: Knex, accountId: string): Promise<{ id: string } | undefined> {
+  return db('users').where({ account_id: accountId }).select('id').first()
+}
+
+/**
+ * Suspends an account: marks it, revokes every token of its user (which also ends their push subscriptions)
+ * and records `account.suspended`, all in one transaction so the event exists exactly when the suspension does.
+ */
+export async function suspendAccount(ctx: ModerationContext, accountId: string) {
+  await ctx.db.transaction(async (trx) => {
+    await trx('accounts')
+      .where({ id: accountId })
+      .whereNull('suspended_at')
+      .update({ suspended_at: trx.fn.now() })
+    const user = await userOf(trx, accountId)
+    if (!user) return
+    await ctx.outbox.add(trx, {
+      kind: 'account-event',
+      payload: { event: 'account.suspended', userId: user.id, accountId },
+    })
+    // revokeTokens runs in a savepoint of this transaction: tokens, suspension and event commit together.
+    await revokeTokens({ ...ctx, db: trx }, (q) => q.where('user_id', user.id))
+  })
+  ctx.outbox.wake()
+}
+
+export async function unsuspendAccount(db: Knex, accountId: string) {
+  await db('accounts').where({ id: accountId }).update({ suspended_at: null })
+}
+
+/** Silenced ("limited") accounts read with `limited: true`. */
+export async function silenceAccount(db: Knex, accountId: string) {
+  await db('accounts').where({ id: accountId }).update({ silenced_at: db.fn.now() })
+}
+
+/** A disabled login keeps its tokens, but every user endpoint answers 403 "Your login is currently disabled". */
+export async function disableUser(db: Knex, accountId: string) {
+  await db('users').where({ account_id: accountId }).update({ disabled: true })
+}
+
+/** Approves a pending sign-up; false if there was no pending user. */
+export async function approveUser(db: Knex, accountId: string): Promise<boolean> {
+  const n = await db('users').where({ account_id: accountId, approved: false }).update({ approved: true })
+  return n > 0
+}
+
+/** Rejects a pending sign-up: the user and its account are deleted. False if there was no pending user. */
+export async function rejectUser(db: Knex, accountId: string): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const n = await trx('users').where({ account_id: accountId, approved: false }).delete()
+    if (n) await trx('accounts').where({ id: accountId }).delete()
+    return n > 0
+  })
+}
+
+/** Marks the user's e-mail address as confirmed (for servers with REQUIRE_EMAIL_CONFIRMATION and no mailer). */
+export async function confirmUser(db: Knex, accountId: string) {
+  await db('users')
+    .where({ account_id: accountId })
+    .whereNull('confirmed_at')
+    .update({ confirmed_at: db.fn.now() })
+}
+
+export async function setRole(db: Knex, accountId: string, role: Role) {
+  await db('users').where({ account_id: accountId }).update({ role })
+}

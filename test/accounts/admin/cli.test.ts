@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
+import { bullPrefix, QUEUES } from '@roost/events'
+import { startStack } from '../../stack'
+import type { Stack } from '../../stack'
+
+const ROOT = path.resolve(__dirname, '../../..')
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx')
+const CLI = path.join(ROOT, 'apps', 'accounts', 'src', 'cli.ts')
+
+let stack: Stack
+beforeAll(async () => {
+  stack = await startStack()
+})
+afterAll(() => stack.stop())
+
+/** Runs the CLI as an operator would, against this stack's database and Redis prefix. */
+async function roost(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: stack.env.DATABASE_URL,
+    REDIS_URL: stack.env.REDIS_URL,
+    REDIS_PREFIX: stack.env.REDIS_PREFIX,
+  }
+  try {
+    const { stdout, stderr } = await promisify(execFile)(TSX, [CLI, ...args], { cwd: ROOT, env })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+const signIn = (email: string, password: string) =>
+  stack.registerApp('read').then((app) =>
+    stack.api().post('/oauth/token').send({
+      grant_type: 'password',
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      username: email,
+      password,
+      scope: 'read',
+    }),
+  )
+
+describe('roost accounts (CLI)', () => {
+  it('creates an approved admin who can sign in and read their role', async () => {
+    const out = await roost(
+      'accounts',
+      'create',
+      'cli_admin',
+      '--email',
+      'cli@example.test',
+      '--password',
+      'secret password',
+      '--role',
+      'admin',
+      '--approve',
+    )
+    expect(out).toMatchObject({ code: 0, stdout: 'OK\n' })
+    const token = await signIn('cli@example.test', 'secret password').then((r) => r.body.access_token)
+    const me = await stack
+      .api()
+      .get('/api/v1/accounts/verify_credentials')
+      .set('Authorization', `Bearer ${token}`)
+    expect(me.status).toBe(200)
+    expect(me.body).toMatchObject({ username: 'cli_admin', role: { name: 'Admin' } })
+  })
+
+  it('creates a pending user with a generated password, then approves them', async () => {
+    const out = await roost('accounts', 'create', 'cli_pending', '--email', 'pending@example.test')
+    expect(out.code).toBe(0)
+    const password = /New password: (\S+)/.exec(out.stdout)?.[1]
+    expect(password).toBeDefined()
+    expect((await signIn('pending@example.test', password!)).status).toBe(400) // pending: cannot sign in
+    expect((await roost('accounts', 'approve', 'cli_pending')).code).toBe(0)
+    expect((await signIn('pending@example.test', password!)).status).toBe(200)
+    const again = await roost('accounts', 'approve', 'cli_pending')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/not pending/)
+  })
+
+  it('changes roles', async () => {
+    const u = await stack.createUser({ username: 'cli_mod' })
+    expect((await roost('accounts', 'role', 'cli_mod', 'moderator')).code).toBe(0)
+    expect((await stack.accounts.ctx.db('users').where({ id: u.userId }).first()).role).toBe('moderator')
+    const bad = await roost('accounts', 'role', 'cli_mod', 'emperor')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/Unknown role emperor/)
+  })
+
+  it('suspends: tokens revoked and account.suspended published to the queue', async () => {
+    const u = await stack.createUser({ username: 'cli_victim' })
+    const token = await stack.userToken('read', u)
+    expect((await roost('accounts', 'suspend', 'cli_victim')).code).toBe(0)
+    const res = await stack
+      .api()
+      .get('/api/v1/accounts/verify_credentials')
+      .set('Authorization', `Bearer ${token}`)
+    expect(res.status).toBe(401)
+    const redis = new Redis(stack.env.REDIS_URL!, { maxRetriesPerRequest: null })
+    const queue = new Queue(QUEUES.accountEvents, {
+      connection: redis,
+      prefix: bullPrefix(stack.env.REDIS_PREFIX!),
+    })
+    try {
+      // The CLI flushes its outbox before exiting: the job is there already.
+      const jobs = await queue.getJobs(['waiting', 'active', 'completed', 'delayed', 'failed'])
+      expect(
+        jobs.find((j) => j.name === 'account.suspended' && j.data.accountId === u.accountId)?.data,
+      ).toEqual({
+        event: 'account.suspended',
+        userId: u.userId,
+        accountId: u.accountId,
+      })
+    } finally {
+      await queue.close()
+      redis.disconnect()
+    }
+    expect((await stack.api().get(`/api/v1/accounts/${u.accountId}`)).body.suspended).toBe(true)
+    expect((await roost('accounts', 'unsuspend', 'cli_victim')).code).toBe(0)
+    expect((await stack.api().get(`/api/v1/accounts/${u.accountId}`)).body.suspended).toBeUndefined()
+  })
+
+  it('fails clearly: unknown account, invalid input, bad usage', async () => {
+    const unknown = await roost('accounts', 'approve', 'nobody_here')
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/No account named nobody_here/) })
+    const invalid = await roost('accounts', 'create', 'bad name', '--email', 'nope', '--password', 'x')
+    expect(invalid.code).toBe(1)
+    expect(invalid.stderr).toMatch(/Validation failed/)
+    expect(invalid.stderr).toMatch(/email: is invalid/)
+    expect((await roost()).code).toBe(2)
+    expect((await roost('accounts', 'explode', 'x')).code).toBe(2)
+    expect((await roost('accounts', 'create', 'x', '--frobnicate')).code).toBe(2)
+  })
+})
