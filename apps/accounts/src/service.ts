@@ -7,6 +7,7 @@ import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecyc
 import type { AccountsConfig } from './config'
 import type { AccountsContext } from './context'
 import { migrations } from './db/migrations'
+import { addSocialRoutes } from './api/v1/social_routes'
 import { createApplication, verifyApplication } from './oauth/applications'
 import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
@@ -64,6 +65,7 @@ export async function createAccountsService(config: AccountsConfig) {
   api.get('/oauth/jwks', on(jwks))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/media/:file', on(serveMedia))
+  addSocialRoutes(api, ctx)
   api.mount(app)
   finishApp(app)
 

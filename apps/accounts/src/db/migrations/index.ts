@@ -1,9 +1,11 @@
 import type { Migration } from '@roost/db'
 import * as oauthAndUsers from './20261121000000_oauth_and_users'
 import * as accountProfiles from './20261121000100_account_profiles'
+import * as social from './20261121000300_social'
 
 /** Every migration of the `accounts` schema, in order. Add new files here. */
 export const migrations: Migration[] = [
   { name: '20261121000000_oauth_and_users', ...oauthAndUsers },
   { name: '20261121000100_account_profiles', ...accountProfiles },
+  { name: '20261121000300_social', ...social },
 ]
