@@ -4,11 +4,9 @@ import { links, onStack, PNG, post, signUp } from './helpers'
 import type { TestUser } from './helpers'
 
 let stack: Stack
-let alice: TestUser
 let bob: TestUser
 beforeAll(async () => {
   stack = await startStack()
-  alice = await signUp(stack)
   bob = await signUp(stack)
 })
 afterAll(() => stack.stop())
@@ -22,12 +20,15 @@ describe('GET /api/v1/accounts/:id/statuses (api-reference §3.5, §8.7)', () =>
     const res = await user.get(`/api/v1/accounts/${user.id}/statuses?limit=1`).expect(200)
     expect(ids(res.body)).toEqual([id])
     const base = `${stack.url}/api/v1/accounts/${user.id}/statuses`
-    expect(res.headers.link).toBe(`<${base}?limit=1&max_id=${id}>; rel="next", <${base}?limit=1&min_id=${id}>; rel="prev"`)
+    expect(res.headers.link).toBe(
+      `<${base}?limit=1&max_id=${id}>; rel="next", <${base}?limit=1&min_id=${id}>; rel="prev"`,
+    )
   })
 
   it('only_media lists statuses that still have media; the /statuses/media route is the same', async () => {
     const user = await signUp(stack)
-    const upload = async () => (await user.post('/api/v2/media').attach('file', PNG, 'p.png').expect(200)).body.id
+    const upload = async () =>
+      (await user.post('/api/v2/media').attach('file', PNG, 'p.png').expect(200)).body.id
     const first = await post(user, { status: 'one', media_ids: [await upload()] })
     await post(user, 'text only')
     const second = await post(user, { status: 'two', media_ids: [await upload(), await upload()] })
@@ -54,7 +55,9 @@ describe('GET /api/v1/accounts/:id/statuses (api-reference §3.5, §8.7)', () =>
     const boost = (await user.post(`/api/v1/statuses/${other}/reblog`).expect(200)).body.id
     const res = await user.get(`/api/v1/accounts/${user.id}/statuses?exclude_replies=true`).expect(200)
     expect(ids(res.body)).toEqual([boost, selfReply, own])
-    const noBoosts = await user.get(`/api/v1/accounts/${user.id}/statuses?exclude_replies=1&exclude_reblogs=1`)
+    const noBoosts = await user.get(
+      `/api/v1/accounts/${user.id}/statuses?exclude_replies=1&exclude_reblogs=1`,
+    )
     expect(ids(noBoosts.body)).toEqual([selfReply, own])
     expect(links(noBoosts.headers.link).prev).toBe(
       `${stack.url}/api/v1/accounts/${user.id}/statuses?exclude_reblogs=1&exclude_replies=1&min_id=${selfReply}`,
@@ -105,7 +108,11 @@ describe('GET /api/v1/accounts/:id/statuses (api-reference §3.5, §8.7)', () =>
     expect(ids((await stack.api().get(path).expect(200)).body)).toEqual([unlisted, pub])
     expect(ids((await viewer.get(path).expect(200)).body)).toEqual([dm, unlisted, pub])
     expect(ids((await author.get(path).expect(200)).body)).toEqual([other, dm, priv, unlisted, pub])
-    expect(ids((await author.get(`${path}?exclude_direct=true`).expect(200)).body)).toEqual([priv, unlisted, pub])
+    expect(ids((await author.get(`${path}?exclude_direct=true`).expect(200)).body)).toEqual([
+      priv,
+      unlisted,
+      pub,
+    ])
     expect(ids((await viewer.get(`${path}?tagged=cats`).expect(200)).body)).toEqual([pub])
     expect((await viewer.get(`${path}?tagged=dogs`).expect(200)).body).toEqual([])
 
@@ -141,7 +148,13 @@ describe('GET /api/v1/accounts/:id/statuses (api-reference §3.5, §8.7)', () =>
     // The listing is under test, not posting: insert the statuses directly.
     const created: string[] = (
       await db('statuses')
-        .insert(Array.from({ length: 250 }, (_, i) => ({ account_id: user.id, text: `s${i}`, visibility: 'public' })))
+        .insert(
+          Array.from({ length: 250 }, (_, i) => ({
+            account_id: user.id,
+            text: `s${i}`,
+            visibility: 'public',
+          })),
+        )
         .returning('id')
     ).map((r: { id: string }) => r.id)
     const expected = [...created].sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1))
@@ -151,11 +164,14 @@ describe('GET /api/v1/accounts/:id/statuses (api-reference §3.5, §8.7)', () =>
     let pages = 0
     let last = ''
     while (path) {
-      const res = await stack.api().get(path).expect(200)
+      const res: { body: { id: string }[]; headers: Record<string, string> } = await stack
+        .api()
+        .get(path)
+        .expect(200)
       seen.push(...ids(res.body))
       pages++
       last = path
-      const next = links(res.headers.link).next
+      const next: string | undefined = links(res.headers.link).next
       path = next ? onStack(stack, next) : undefined
     }
     expect(seen).toEqual(expected)

@@ -21,7 +21,9 @@ export type TestUser = Awaited<ReturnType<typeof signUp>>
 
 /** Posts a status and returns its id. */
 export async function post(user: TestUser, body: object | string): Promise<string> {
-  const res = await user.post('/api/v1/statuses', typeof body === 'string' ? { status: body } : body).expect(200)
+  const res = await user
+    .post('/api/v1/statuses', typeof body === 'string' ? { status: body } : body)
+    .expect(200)
   return res.body.id as string
 }
 
@@ -48,11 +50,11 @@ export const PNG = Buffer.from(
 )
 
 /** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
-    if (value) return value
+    if (value) return value as NonNullable<T>
     if (Date.now() > deadline) throw new Error('condition not met before the deadline')
     await new Promise((r) => setTimeout(r, 50))
   }

@@ -23,10 +23,9 @@ afterAll(async () => {
 })
 
 const types = async (user: TestUser) =>
-  (await user.get('/api/v1/notifications').expect(200)).body.map((n: { type: string; account: { id: string } }) => [
-    n.type,
-    n.account.id,
-  ])
+  (await user.get('/api/v1/notifications').expect(200)).body.map(
+    (n: { type: string; account: { id: string } }) => [n.type, n.account.id],
+  )
 
 /** The published `notification.created` jobs for a notification id. */
 const jobsFor = async (notificationId: string) =>
@@ -64,7 +63,12 @@ describe('which actions notify (§7.5)', () => {
   })
 
   it('none for self-actions, blocked senders, or senders muted with notifications', async () => {
-    const [me, blocked, muted, quiet] = [await signUp(stack), await signUp(stack), await signUp(stack), await signUp(stack)]
+    const [me, blocked, muted, quiet] = [
+      await signUp(stack),
+      await signUp(stack),
+      await signUp(stack),
+      await signUp(stack),
+    ]
     const mine = await post(me, 'mine')
     await me.post(`/api/v1/statuses/${mine}/favourite`).expect(200)
     await post(me, `@${me.username} note to self`)
@@ -78,7 +82,10 @@ describe('which actions notify (§7.5)', () => {
     expect(await types(me)).toEqual([['follow', quiet.id]])
 
     // An expired mute no longer silences.
-    await stack.accounts.ctx.db('mutes').where({ account_id: me.id }).update({ expires_at: new Date(Date.now() - 1000) })
+    await stack.accounts.ctx
+      .db('mutes')
+      .where({ account_id: me.id })
+      .update({ expires_at: new Date(Date.now() - 1000) })
     await post(muted, `@${me.username} back`)
     expect((await types(me))[0]).toEqual(['mention', muted.id])
   })
@@ -100,13 +107,20 @@ describe('GET /api/v1/notifications and friends', () => {
     const page = await me.get('/api/v1/notifications?limit=2&types[]=follow').expect(200)
     expect(page.body).toHaveLength(2)
     const l = links(page.headers.link)
-    expect(l.next).toBe(`${stack.url}/api/v1/notifications?limit=2&max_id=${page.body[1].id}&types%5B%5D=follow`)
-    expect(l.prev).toBe(`${stack.url}/api/v1/notifications?limit=2&min_id=${page.body[0].id}&types%5B%5D=follow`)
+    expect(l.next).toBe(
+      `${stack.url}/api/v1/notifications?limit=2&max_id=${page.body[1].id}&types%5B%5D=follow`,
+    )
+    expect(l.prev).toBe(
+      `${stack.url}/api/v1/notifications?limit=2&min_id=${page.body[0].id}&types%5B%5D=follow`,
+    )
     const next = await me.get(l.next!.slice(stack.url.length)).expect(200)
     expect(next.body.map((n: { account: { id: string } }) => n.account.id)).toEqual([fans[0]!.id])
 
     const one = page.body[0]
-    expect((await me.get(`/api/v1/notifications/${one.id}`).expect(200)).body).toMatchObject({ id: one.id, type: 'follow' })
+    expect((await me.get(`/api/v1/notifications/${one.id}`).expect(200)).body).toMatchObject({
+      id: one.id,
+      type: 'follow',
+    })
     await fans[0]!.get(`/api/v1/notifications/${one.id}`).expect(404)
     await fans[0]!.post(`/api/v1/notifications/${one.id}/dismiss`).expect(404)
     await me.post(`/api/v1/notifications/${one.id}/dismiss`).expect(200)
@@ -125,7 +139,10 @@ describe('GET /api/v1/notifications and friends', () => {
 describe('the outbox: notification.created reaches BullMQ exactly once', () => {
   it('publishes the event with the policy facts', async () => {
     const [a, b] = [await signUp(stack), await signUp(stack)]
-    await stack.accounts.ctx.db('accounts').where({ id: a.id }).update({ display_name: 'Alice A', note: 'my  bio' })
+    await stack.accounts.ctx
+      .db('accounts')
+      .where({ id: a.id })
+      .update({ display_name: 'Alice A', note: 'my  bio' })
     await b.post(`/api/v1/accounts/${a.id}/follow`).expect(200)
     await a.post(`/api/v1/accounts/${b.id}/follow`).expect(200)
     const [n] = (await b.get('/api/v1/notifications').expect(200)).body

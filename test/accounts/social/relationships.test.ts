@@ -16,7 +16,9 @@ const suspend = (user: TestUser) =>
 describe('follow, unfollow, remove_from_followers (§3.11)', () => {
   it('follows an unlocked account at once, with options, and keeps counters', async () => {
     const [a, b] = [await signUp(stack), await signUp(stack)]
-    const res = await a.post(`/api/v1/accounts/${b.id}/follow`, { notify: true, languages: ['en'] }).expect(200)
+    const res = await a
+      .post(`/api/v1/accounts/${b.id}/follow`, { notify: true, languages: ['en'] })
+      .expect(200)
     expect(res.body).toMatchObject({
       id: b.id,
       following: true,
@@ -49,12 +51,14 @@ describe('follow, unfollow, remove_from_followers (§3.11)', () => {
     const [a, b] = [await signUp(stack), await signUp(stack)]
     const self = await a.post(`/api/v1/accounts/${a.id}/follow`).expect(403)
     expect(self.body).toEqual({ error: 'Following your own account is not allowed' })
-    expect((await a.post('/api/v1/accounts/123456/follow').expect(404)).body).toEqual({ error: 'Record not found' })
+    expect((await a.post('/api/v1/accounts/123456/follow').expect(404)).body).toEqual({
+      error: 'Record not found',
+    })
     await a.post('/api/v1/accounts/not-an-id/follow').expect(404)
     await a.post('/api/v1/accounts/99999999999999999999/follow').expect(404)
-    expect((await a.post(`/api/v1/accounts/${b.id}/follow`, { languages: ['english'] }).expect(422)).body.error).toMatch(
-      /Validation failed/,
-    )
+    expect(
+      (await a.post(`/api/v1/accounts/${b.id}/follow`, { languages: ['english'] }).expect(422)).body.error,
+    ).toMatch(/Validation failed/)
     await b.post(`/api/v1/accounts/${a.id}/block`).expect(200)
     expect((await a.post(`/api/v1/accounts/${b.id}/follow`).expect(403)).body).toEqual({
       error: 'This action is not allowed',
@@ -90,11 +94,13 @@ describe('follow, unfollow, remove_from_followers (§3.11)', () => {
 
     const ok = await locked.post(`/api/v1/follow_requests/${x.id}/authorize`).expect(200)
     expect(ok.body).toMatchObject({ id: x.id, followed_by: true, requested_by: false })
-    expect((await x.get(`/api/v1/accounts/relationships?id=${locked.id}`).expect(200)).body[0]).toMatchObject({
-      following: true,
-      showing_reblogs: false,
-      requested: false,
-    })
+    expect((await x.get(`/api/v1/accounts/relationships?id=${locked.id}`).expect(200)).body[0]).toMatchObject(
+      {
+        following: true,
+        showing_reblogs: false,
+        requested: false,
+      },
+    )
     expect((await accountOf(locked)).followers_count).toBe(1)
     const no = await locked.post(`/api/v1/follow_requests/${y.id}/reject`).expect(200)
     expect(no.body).toMatchObject({ id: y.id, followed_by: false, requested_by: false })
@@ -112,7 +118,9 @@ describe('block, mute and their lists (§3.12, §3.13, §8.11)', () => {
     const res = await a.post(`/api/v1/accounts/${b.id}/block`).expect(200)
     expect(res.body).toMatchObject({ blocking: true, following: false, followed_by: false })
     expect(await accountOf(a)).toMatchObject({ followers_count: 0, following_count: 0 })
-    expect((await b.get(`/api/v1/accounts/relationships?id[]=${a.id}`).expect(200)).body[0].blocked_by).toBe(true)
+    expect((await b.get(`/api/v1/accounts/relationships?id[]=${a.id}`).expect(200)).body[0].blocked_by).toBe(
+      true,
+    )
 
     const locked = await signUp(stack)
     await stack.accounts.ctx.db('accounts').where({ id: locked.id }).update({ locked: true })
@@ -142,14 +150,18 @@ describe('block, mute and their lists (§3.12, §3.13, §8.11)', () => {
       prev: `${stack.url}/api/v1/blocks?limit=2&since_id=${blockIds[0]}`,
     })
     expect((await me.get(`/api/v1/blocks?max_id=${blockIds[1]}`).expect(200)).body[0].id).toBe(targets[0]!.id)
-    expect((await me.get(`/api/v1/blocks?since_id=${blockIds[1]}`).expect(200)).body[0].id).toBe(targets[2]!.id)
+    expect((await me.get(`/api/v1/blocks?since_id=${blockIds[1]}`).expect(200)).body[0].id).toBe(
+      targets[2]!.id,
+    )
     const wrong = await stack.userToken('write write:blocks', me)
     await stack.api().get('/api/v1/blocks').set('Authorization', `Bearer ${wrong}`).expect(403)
   })
 
   it('mutes with notifications and duration; a timed mute ends on its own; lists mutes', async () => {
     const [me, a, b] = [await signUp(stack), await signUp(stack), await signUp(stack)]
-    const res = await me.post(`/api/v1/accounts/${a.id}/mute`, { notifications: false, duration: 3600 }).expect(200)
+    const res = await me
+      .post(`/api/v1/accounts/${a.id}/mute`, { notifications: false, duration: 3600 })
+      .expect(200)
     expect(res.body).toMatchObject({ muting: true, muting_notifications: false })
     const expires = Date.parse(res.body.muting_expires_at)
     expect(Math.abs(expires - Date.now() - 3600_000)).toBeLessThan(60_000)
@@ -157,21 +169,30 @@ describe('block, mute and their lists (§3.12, §3.13, §8.11)', () => {
     expect(forever.body).toMatchObject({ muting: true, muting_notifications: true, muting_expires_at: null })
 
     const list = await me.get('/api/v1/mutes').expect(200)
-    expect(list.body.map((m: { id: string; mute_expires_at: string | null }) => [m.id, !!m.mute_expires_at])).toEqual([
+    expect(
+      list.body.map((m: { id: string; mute_expires_at: string | null }) => [m.id, !!m.mute_expires_at]),
+    ).toEqual([
       [b.id, false],
       [a.id, true],
     ])
     const one = await me.get('/api/v1/mutes?limit=1').expect(200)
-    const muteIds: string[] = await stack.accounts.ctx.db('mutes').where({ account_id: me.id }).orderBy('id', 'desc').pluck('id')
+    const muteIds: string[] = await stack.accounts.ctx
+      .db('mutes')
+      .where({ account_id: me.id })
+      .orderBy('id', 'desc')
+      .pluck('id')
     expect(links(one.headers.link)).toEqual({
       next: `${stack.url}/api/v1/mutes?limit=1&max_id=${muteIds[0]}`,
       prev: `${stack.url}/api/v1/mutes?limit=1&since_id=${muteIds[0]}`,
     })
 
     // Time passes: the mute of `a` expires, is no longer shown anywhere, and is cleaned up.
-    await stack.accounts.ctx.db('mutes').where({ account_id: me.id, target_account_id: a.id }).update({
-      expires_at: new Date(Date.now() - 1000),
-    })
+    await stack.accounts.ctx
+      .db('mutes')
+      .where({ account_id: me.id, target_account_id: a.id })
+      .update({
+        expires_at: new Date(Date.now() - 1000),
+      })
     expect((await me.get(`/api/v1/accounts/relationships?id=${a.id}`).expect(200)).body[0].muting).toBe(false)
     expect((await me.get('/api/v1/mutes').expect(200)).body.map((m: { id: string }) => m.id)).toEqual([b.id])
     expect(await stack.accounts.ctx.db('mutes').where({ target_account_id: a.id }).first()).toBeUndefined()
@@ -188,7 +209,12 @@ describe('block, mute and their lists (§3.12, §3.13, §8.11)', () => {
 
 describe('GET /api/v1/accounts/relationships (§8.9)', () => {
   it('answers per id, drops suspended unless with_suspended, de-duplicates', async () => {
-    const [viewer, simon, lewis, bob] = [await signUp(stack), await signUp(stack), await signUp(stack), await signUp(stack)]
+    const [viewer, simon, lewis, bob] = [
+      await signUp(stack),
+      await signUp(stack),
+      await signUp(stack),
+      await signUp(stack),
+    ]
     await viewer.post(`/api/v1/accounts/${simon.id}/follow`).expect(200)
     await lewis.post(`/api/v1/accounts/${viewer.id}/follow`).expect(200)
     await suspend(bob)
@@ -201,13 +227,27 @@ describe('GET /api/v1/accounts/relationships (§8.9)', () => {
     const res = await viewer.get(`/api/v1/accounts/relationships?${q}`).expect(200)
     const none = { muting: false, requested: false, domain_blocking: false }
     expect(res.body).toEqual([
-      expect.objectContaining({ id: simon.id, following: true, showing_reblogs: true, followed_by: false, ...none }),
-      expect.objectContaining({ id: lewis.id, following: false, showing_reblogs: false, followed_by: true, ...none }),
+      expect.objectContaining({
+        id: simon.id,
+        following: true,
+        showing_reblogs: true,
+        followed_by: false,
+        ...none,
+      }),
+      expect.objectContaining({
+        id: lewis.id,
+        following: false,
+        showing_reblogs: false,
+        followed_by: true,
+        ...none,
+      }),
     ])
     const all = await viewer.get(`/api/v1/accounts/relationships?${q}&with_suspended=true`).expect(200)
     expect(all.body).toHaveLength(3)
     expect(all.body[2]).toMatchObject({ id: bob.id, following: false, followed_by: false, blocking: false })
-    const dup = await viewer.get(`/api/v1/accounts/relationships?id[]=${simon.id}&id[]=${lewis.id}&id[]=${simon.id}`)
+    const dup = await viewer.get(
+      `/api/v1/accounts/relationships?id[]=${simon.id}&id[]=${lewis.id}&id[]=${simon.id}`,
+    )
     expect(dup.body).toHaveLength(2)
     const other = await viewer.get(`/api/v1/accounts/relationships?id[]=${lewis.id}`).expect(200)
     expect(other.body.map((r: { id: string }) => r.id)).toEqual([lewis.id])
@@ -217,24 +257,40 @@ describe('GET /api/v1/accounts/relationships (§8.9)', () => {
     expect(after.body[0]).toMatchObject({ following: false, showing_reblogs: false })
     expect((await viewer.get('/api/v1/accounts/relationships?id[]=abc&id[]=1').expect(200)).body).toEqual([])
     const wrong = await stack.userToken('write', viewer)
-    await stack.api().get('/api/v1/accounts/relationships').set('Authorization', `Bearer ${wrong}`).expect(403)
+    await stack
+      .api()
+      .get('/api/v1/accounts/relationships')
+      .set('Authorization', `Bearer ${wrong}`)
+      .expect(403)
   })
 })
 
 describe('followers and following (§3.6, §8.8)', () => {
   it('lists both; hides blocked accounts from the viewer; empty when the owner blocks you', async () => {
-    const [owner, one, two, viewer] = [await signUp(stack), await signUp(stack), await signUp(stack), await signUp(stack)]
+    const [owner, one, two, viewer] = [
+      await signUp(stack),
+      await signUp(stack),
+      await signUp(stack),
+      await signUp(stack),
+    ]
     for (const u of [one, two]) {
       await u.post(`/api/v1/accounts/${owner.id}/follow`).expect(200)
       await owner.post(`/api/v1/accounts/${u.id}/follow`).expect(200)
     }
     for (const list of ['followers', 'following']) {
       const path = `/api/v1/accounts/${owner.id}/${list}?limit=2`
-      expect((await viewer.get(path).expect(200)).body.map((a: { id: string }) => a.id)).toEqual([two.id, one.id])
+      expect((await viewer.get(path).expect(200)).body.map((a: { id: string }) => a.id)).toEqual([
+        two.id,
+        one.id,
+      ])
     }
     await viewer.post(`/api/v1/accounts/${one.id}/block`).expect(200)
     for (const list of ['followers', 'following'])
-      expect((await viewer.get(`/api/v1/accounts/${owner.id}/${list}`).expect(200)).body.map((a: { id: string }) => a.id)).toEqual([two.id])
+      expect(
+        (await viewer.get(`/api/v1/accounts/${owner.id}/${list}`).expect(200)).body.map(
+          (a: { id: string }) => a.id,
+        ),
+      ).toEqual([two.id])
     // The owner sees everyone, muted included.
     await owner.post(`/api/v1/accounts/${one.id}/mute`).expect(200)
     expect((await owner.get(`/api/v1/accounts/${owner.id}/followers`).expect(200)).body).toHaveLength(2)
@@ -255,49 +311,65 @@ describe('followers and following (§3.6, §8.8)', () => {
     await stack.api().get('/api/v1/accounts/4242/followers').expect(404)
   })
 
-  it.each(['followers', 'following'])('walks %s of an account with 250 by Link next and back by prev', async (list) => {
-    const owner = await signUp(stack)
-    const db = stack.accounts.ctx.db
-    // The listing is under test: 250 accounts and their follows go in directly.
-    const others: string[] = (
-      await db('accounts')
-        .insert(Array.from({ length: 250 }, (_, i) => ({ username: `${list.slice(0, 3)}${owner.id.slice(-10)}_${i}` })))
-        .returning('id')
-    ).map((r: { id: string }) => r.id)
-    const rows = others.map((id) =>
-      list === 'followers' ? { account_id: id, target_account_id: owner.id } : { account_id: owner.id, target_account_id: id },
-    )
-    const followIds: { id: string; other: string }[] = (await db('follows').insert(rows).returning(['id', 'account_id', 'target_account_id'])).map(
-      (r: { id: string; account_id: string; target_account_id: string }) => ({
+  it.each(['followers', 'following'])(
+    'walks %s of an account with 250 by Link next and back by prev',
+    async (list) => {
+      const owner = await signUp(stack)
+      const db = stack.accounts.ctx.db
+      // The listing is under test: 250 accounts and their follows go in directly.
+      const others: string[] = (
+        await db('accounts')
+          .insert(
+            Array.from({ length: 250 }, (_, i) => ({
+              username: `${list.slice(0, 3)}${owner.id.slice(-10)}_${i}`,
+            })),
+          )
+          .returning('id')
+      ).map((r: { id: string }) => r.id)
+      const rows = others.map((id) =>
+        list === 'followers'
+          ? { account_id: id, target_account_id: owner.id }
+          : { account_id: owner.id, target_account_id: id },
+      )
+      const followIds: { id: string; other: string }[] = (
+        await db('follows').insert(rows).returning(['id', 'account_id', 'target_account_id'])
+      ).map((r: { id: string; account_id: string; target_account_id: string }) => ({
         id: r.id,
         other: list === 'followers' ? r.account_id : r.target_account_id,
-      }),
-    )
-    const newestFirst = followIds.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
-    const expected = newestFirst.map((f) => f.other)
+      }))
+      const newestFirst = followIds.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+      const expected = newestFirst.map((f) => f.other)
 
-    const seen: string[] = []
-    let path: string | undefined = `/api/v1/accounts/${owner.id}/${list}`
-    let pages = 0
-    while (path) {
-      const res = await stack.api().get(path).expect(200)
-      seen.push(...res.body.map((a: { id: string }) => a.id))
-      pages++
-      const next = links(res.headers.link).next
-      path = next ? onStack(stack, next) : undefined
-    }
-    expect(seen).toEqual(expected)
-    expect(pages).toBe(7) // six full pages of 40 and one of 10
+      const seen: string[] = []
+      let path: string | undefined = `/api/v1/accounts/${owner.id}/${list}`
+      let pages = 0
+      while (path) {
+        const res: { body: { id: string }[]; headers: Record<string, string> } = await stack
+          .api()
+          .get(path)
+          .expect(200)
+        seen.push(...res.body.map((a: { id: string }) => a.id))
+        pages++
+        const next: string | undefined = links(res.headers.link).next
+        path = next ? onStack(stack, next) : undefined
+      }
+      expect(seen).toEqual(expected)
+      expect(pages).toBe(7) // six full pages of 40 and one of 10
 
-    // Back from the last page by rel="prev" (since_id: the newest page after the cursor).
-    const tail = await stack.api().get(`/api/v1/accounts/${owner.id}/${list}?limit=80&max_id=${newestFirst[169]!.id}`)
-    expect(tail.body.map((a: { id: string }) => a.id)).toEqual(expected.slice(170))
-    const prev = links(tail.headers.link).prev!
-    expect(prev).toBe(`${stack.url}/api/v1/accounts/${owner.id}/${list}?limit=80&since_id=${newestFirst[170]!.id}`)
-    const newer = await stack.api().get(onStack(stack, prev)).expect(200)
-    expect(newer.body.map((a: { id: string }) => a.id)).toEqual(expected.slice(0, 80))
+      // Back from the last page by rel="prev" (since_id: the newest page after the cursor).
+      const tail = await stack
+        .api()
+        .get(`/api/v1/accounts/${owner.id}/${list}?limit=80&max_id=${newestFirst[169]!.id}`)
+      expect(tail.body.map((a: { id: string }) => a.id)).toEqual(expected.slice(170))
+      const prev = links(tail.headers.link).prev!
+      expect(prev).toBe(
+        `${stack.url}/api/v1/accounts/${owner.id}/${list}?limit=80&since_id=${newestFirst[170]!.id}`,
+      )
+      const newer = await stack.api().get(onStack(stack, prev)).expect(200)
+      expect(newer.body.map((a: { id: string }) => a.id)).toEqual(expected.slice(0, 80))
 
-    const capped = await stack.api().get(`/api/v1/accounts/${owner.id}/${list}?limit=1000`).expect(200)
-    expect(capped.body).toHaveLength(80)
-  })
+      const capped = await stack.api().get(`/api/v1/accounts/${owner.id}/${list}?limit=1000`).expect(200)
+      expect(capped.body).toHaveLength(80)
+    },
+  )
 })

@@ -18,7 +18,11 @@ const account = async (id: string) => (await alice.get(`/api/v1/statuses/${id}`)
 describe('POST /api/v1/statuses', () => {
   it('creates a status with mentions, tags and a content warning, and counts it', async () => {
     const res = await alice
-      .post('/api/v1/statuses', { status: 'Hello @bob and @nobody #Roost', spoiler_text: 'cw', language: 'en' })
+      .post('/api/v1/statuses', {
+        status: 'Hello @bob and @nobody #Roost',
+        spoiler_text: 'cw',
+        language: 'en',
+      })
       .expect(200)
     expect(res.body).toMatchObject({
       visibility: 'public',
@@ -45,13 +49,17 @@ describe('POST /api/v1/statuses', () => {
     const long = await alice.post('/api/v1/statuses', { status: 'x'.repeat(501) }).expect(422)
     expect(long.body.error).toMatch(/character limit of 500/)
     await alice.post('/api/v1/statuses', { status: 'x'.repeat(500) }).expect(200)
-    const visibility = await alice.post('/api/v1/statuses', { status: 'x', visibility: 'everyone' }).expect(422)
+    const visibility = await alice
+      .post('/api/v1/statuses', { status: 'x', visibility: 'everyone' })
+      .expect(422)
     expect(visibility.body.error).toMatch(/Visibility/)
   })
 
   it('replies, and refuses a reply to an unknown post with 404', async () => {
     const parent = await post(bob, 'parent')
-    const reply = await alice.post('/api/v1/statuses', { status: 'reply', in_reply_to_id: parent }).expect(200)
+    const reply = await alice
+      .post('/api/v1/statuses', { status: 'reply', in_reply_to_id: parent })
+      .expect(200)
     expect(reply.body).toMatchObject({ in_reply_to_id: parent, in_reply_to_account_id: bob.id })
     expect((await account(parent)).replies_count).toBe(1)
     const missing = await alice.post('/api/v1/statuses', { status: 'r', in_reply_to_id: '12345' }).expect(404)
@@ -139,7 +147,9 @@ describe('favourite, reblog, pin', () => {
     const res = await alice.post(`/api/v1/statuses/${id}/pin`).expect(200)
     expect(res.body.pinned).toBe(true)
     const theirs = await post(bob, 'not yours')
-    expect((await alice.post(`/api/v1/statuses/${theirs}/pin`).expect(422)).body.error).toMatch(/Someone else/)
+    expect((await alice.post(`/api/v1/statuses/${theirs}/pin`).expect(422)).body.error).toMatch(
+      /Someone else/,
+    )
     const priv = await post(alice, { status: 'secret', visibility: 'private' })
     await alice.post(`/api/v1/statuses/${priv}/pin`).expect(422)
     const un = await alice.post(`/api/v1/statuses/${id}/unpin`).expect(200)
