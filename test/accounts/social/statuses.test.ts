@@ -154,5 +154,16 @@ describe('favourite, reblog, pin', () => {
     await alice.post(`/api/v1/statuses/${priv}/pin`).expect(422)
     const un = await alice.post(`/api/v1/statuses/${id}/unpin`).expect(200)
     expect(un.body.pinned).toBe(false)
+
+    const five = [
+      await post(alice, '1'),
+      await post(alice, '2'),
+      await post(alice, '3'),
+      await post(alice, '4'),
+    ]
+    for (const pinned of [id, ...five]) await alice.post(`/api/v1/statuses/${pinned}/pin`).expect(200)
+    const sixth = await alice.post(`/api/v1/statuses/${await post(alice, '6')}/pin`).expect(422)
+    expect(sixth.body.error).toBe('Validation failed: You have already pinned the maximum number of posts')
+    await alice.post(`/api/v1/statuses/${id}/pin`).expect(200)
   })
 })

@@ -92,8 +92,13 @@ export async function follow(
     }
   }
   if (target.locked || actor.silenced_at) {
-    await trx('follow_requests').insert({ ...key, ...changes })
-    return 'requested'
+    // A concurrent request for the same pair wins the race; this one then changes nothing.
+    const [row] = await trx('follow_requests')
+      .insert({ ...key, ...changes })
+      .onConflict(['account_id', 'target_account_id'])
+      .ignore()
+      .returning('id')
+    return row ? 'requested' : 'updated'
   }
   await createFollow(trx, actor.id, target.id, options)
   return 'followed'

@@ -10,6 +10,9 @@ import { requireUser } from '../../../users/current'
 import { input, optionalString } from '../input'
 import { readVisibility } from './index'
 
+/** Mastodon's StatusPinValidator limit. */
+const MAX_PINS = 5
+
 /** The status the signed-in user acts on; a reblog stands for its original, as in Mastodon. */
 async function target(ctx: AccountsContext, req: Request) {
   const current = await requireUser(ctx, req)
@@ -80,6 +83,13 @@ export async function pin(ctx: AccountsContext, req: Request, res: Response) {
     throw unprocessable("Validation failed: Someone else's post cannot be pinned")
   if (status.visibility !== 'public' && status.visibility !== 'unlisted')
     throw unprocessable('Validation failed: Only public and unlisted posts can be pinned')
+  const pins = await ctx
+    .db('status_pins')
+    .where({ account_id: account.id })
+    .whereNot({ status_id: status.id })
+    .count('* as n')
+  if (Number(pins[0]!.n) >= MAX_PINS)
+    throw unprocessable('Validation failed: You have already pinned the maximum number of posts')
   await ctx
     .db('status_pins')
     .insert({ account_id: account.id, status_id: status.id })
