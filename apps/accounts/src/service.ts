@@ -9,6 +9,7 @@ import type { AccountsContext } from './context'
 import { migrations } from './db/migrations'
 import { addIpBlockRoutes } from './api/v1/admin/ip_blocks'
 import { publishIpRules } from './ip_blocks/rules'
+import { addSocialRoutes } from './api/v1/social_routes'
 import { createApplication, verifyApplication } from './oauth/applications'
 import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
@@ -69,6 +70,7 @@ export async function createAccountsService(config: AccountsConfig) {
   api.get('/media/:file', on(serveMedia))
   addIpBlockRoutes(api, ctx)
   profileRoutes(api, ctx)
+  addSocialRoutes(api, ctx)
   api.mount(app)
   finishApp(app)
 

@@ -1,13 +1,15 @@
 import type { Migration } from '@roost/db'
 import * as oauthAndUsers from './20261121000000_oauth_and_users'
 import * as accountProfiles from './20261121000100_account_profiles'
-import * as ipBlocks from './20261121000500_ip_blocks'
 import * as userSignUpApplication from './20261121000210_user_sign_up_application'
+import * as social from './20261121000300_social'
+import * as ipBlocks from './20261121000500_ip_blocks'
 
 /** Every migration of the `accounts` schema, in order. Add new files here. */
 export const migrations: Migration[] = [
   { name: '20261121000000_oauth_and_users', ...oauthAndUsers },
   { name: '20261121000100_account_profiles', ...accountProfiles },
-  { name: '20261121000500_ip_blocks', ...ipBlocks },
   { name: '20261121000210_user_sign_up_application', ...userSignUpApplication },
+  { name: '20261121000300_social', ...social },
+  { name: '20261121000500_ip_blocks', ...ipBlocks },
 ]

@@ -1,0 +1,39 @@
+import type { Request, Response } from 'express'
+import type { Knex } from '@roost/db'
+import { paginate } from '@roost/db'
+import type { Page } from '@roost/service'
+import { linkHeader } from '@roost/service'
+import type { AccountsContext } from '../../context'
+import { urlsOf } from '../../domain/records'
+import type { AccountRow } from '../../entities/account'
+import { renderAccount } from '../../entities/account'
+
+/**
+ * The lists of accounts that page by the id of the relationship row (follows, follow requests, blocks, mutes):
+ * `query` selects `accounts.*` plus `page_id`; Link next `max_id` when the page is full, prev `since_id` when
+ * non-empty, `limit` kept. `extra` adds fields to each entry (a mute's expiry).
+ */
+export async function sendAccountPage<T extends AccountRow & { page_id: string }>(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  query: Knex.QueryBuilder | undefined,
+  pageColumn: string,
+  page: Page,
+  extra: (row: T) => Record<string, unknown> = () => ({}),
+) {
+  const rows = query ? await paginate<T>(query, pageColumn, page) : []
+  const limit = req.query.limit === undefined ? undefined : String(req.query.limit)
+  const link = linkHeader(
+    ctx.config.PUBLIC_URL,
+    req.path,
+    { limit },
+    {
+      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.page_id } : undefined,
+      prev: rows.length ? { since_id: rows[0]!.page_id } : undefined,
+    },
+  )
+  if (link) res.setHeader('Link', link)
+  const urls = urlsOf(ctx)
+  res.json(rows.map((row) => ({ ...renderAccount(row, urls), ...extra(row) })))
+}

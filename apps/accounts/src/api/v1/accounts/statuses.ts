@@ -1,0 +1,80 @@
+import type { Request, Response } from 'express'
+import { paginate } from '@roost/db'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { blocks } from '../../../domain/relationships'
+import { findAccount, urlsOf } from '../../../domain/records'
+import { visibleTo, withoutUnwantedReblogs } from '../../../domain/statuses'
+import type { StatusRow } from '../../../entities/status'
+import { renderStatuses } from '../../../entities/status'
+import { optionalUser } from '../../../users/current'
+import { input, optionalBoolean, optionalString } from '../input'
+
+/** The filter keys Mastodon carries into the Link header, with the value the client sent. */
+const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const
+
+/**
+ * GET /api/v1/accounts/:id/statuses (Mastodon's AccountStatusesFilter) and Roost's
+ * GET /api/v1/accounts/:id/statuses/media, which is the same with only_media=true.
+ */
+export async function accountStatuses(ctx: AccountsContext, req: Request, res: Response) {
+  const onlyMediaRoute = req.path.endsWith('/statuses/media')
+  const viewer = await optionalUser(ctx, req)
+  const account = await findAccount(ctx.db, req.params.id)
+  const p = input(req)
+  const page = readPage(p, DEFAULT_STATUSES_LIMIT)
+  const flags = {
+    pinned: optionalBoolean(p, 'pinned'),
+    only_media: onlyMediaRoute || optionalBoolean(p, 'only_media'),
+    exclude_replies: optionalBoolean(p, 'exclude_replies'),
+    exclude_reblogs: optionalBoolean(p, 'exclude_reblogs'),
+    exclude_direct: optionalBoolean(p, 'exclude_direct'),
+  }
+  const tagged = optionalString(p, 'tagged', 100)
+  const viewerId = viewer?.account.id
+  const hidden = !!account.suspended_at || (!!viewerId && (await blocks(ctx.db, account.id, viewerId)))
+
+  const query = ctx.db('statuses').where('statuses.account_id', account.id).select('statuses.*')
+  visibleTo(ctx.db, query, viewerId)
+  if (viewerId) withoutUnwantedReblogs(ctx.db, query, viewerId)
+  if (flags.exclude_direct) query.whereNot('statuses.visibility', 'direct')
+  if (flags.pinned)
+    query.whereExists(
+      ctx
+        .db('status_pins')
+        .whereRaw('status_pins.status_id = statuses.id')
+        .where('status_pins.account_id', account.id),
+    )
+  if (flags.only_media)
+    query.whereExists(ctx.db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
+  // Replies to others go; a thread of one's own posts stays.
+  if (flags.exclude_replies)
+    query.where((q) =>
+      q
+        .whereNull('statuses.in_reply_to_id')
+        .orWhereRaw('statuses.in_reply_to_account_id = statuses.account_id'),
+    )
+  if (flags.exclude_reblogs) query.whereNull('statuses.reblog_of_id')
+  if (tagged !== undefined)
+    query.whereExists(
+      ctx
+        .db('status_tags')
+        .whereRaw('status_tags.status_id = statuses.id')
+        .where('status_tags.name', tagged.toLowerCase()),
+    )
+  const rows = hidden ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
+
+  const kept: Record<string, string | undefined> = {
+    limit: p.limit === undefined ? undefined : String(p.limit),
+  }
+  // The media route's links point at itself, so only_media is implied there, not repeated.
+  for (const key of KEPT)
+    if (p[key] !== undefined && !(onlyMediaRoute && key === 'only_media')) kept[key] = String(p[key])
+  if (tagged !== undefined) kept.tagged = tagged
+  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
+    next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.id } : undefined,
+    prev: rows.length ? { min_id: rows[0]!.id } : undefined,
+  })
+  if (link) res.setHeader('Link', link)
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx), rows, viewerId))
+}

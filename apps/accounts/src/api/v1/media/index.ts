@@ -1,0 +1,34 @@
+import type { Request, Response } from 'express'
+import { paramMissing, uploadedFile } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../domain/records'
+import type { MediaAttachmentRow } from '../../../entities/media_attachment'
+import { renderMediaAttachment } from '../../../entities/media_attachment'
+import { storeImage } from '../../../media/storage'
+import { requireUser } from '../../../users/current'
+import { input, optionalString } from '../input'
+
+/** Mastodon's limit on media descriptions (alt text). */
+const MAX_DESCRIPTION = 1500
+
+/**
+ * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. Images are stored as
+ * uploaded, so v2 can answer 200 at once (Mastodon answers 202 only while it still processes a file).
+ */
+export async function uploadMedia(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const file = uploadedFile(req, 'file')
+  if (!file) throw paramMissing('file')
+  const description = optionalString(input(req), 'description', MAX_DESCRIPTION)
+  const stored = await storeImage(ctx, file.buffer)
+  const [row]: MediaAttachmentRow[] = await ctx
+    .db('media_attachments')
+    .insert({
+      account_id: account.id,
+      file: stored.file,
+      content_type: stored.type,
+      description: description || null,
+    })
+    .returning('*')
+  res.json(renderMediaAttachment(row!, urlsOf(ctx)))
+}

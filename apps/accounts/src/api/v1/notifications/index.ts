@@ -1,0 +1,78 @@
+import type { Request, Response } from 'express'
+import { paginate } from '@roost/db'
+import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { parseId, urlsOf } from '../../../domain/records'
+import type { NotificationRow } from '../../../entities/notification'
+import { renderNotifications } from '../../../entities/notification'
+import { requireUser } from '../../../users/current'
+import { input, stringArray } from '../input'
+
+/** The signed-in user's notifications, from senders who are not suspended. */
+function notificationsOf(ctx: AccountsContext, accountId: string) {
+  return ctx
+    .db('notifications')
+    .join('accounts', 'accounts.id', 'notifications.from_account_id')
+    .where('notifications.account_id', accountId)
+    .whereNull('accounts.suspended_at')
+    .select('notifications.*')
+}
+
+/** GET /api/v1/notifications — types[], exclude_types[], account_id; Link next max_id / prev min_id when non-empty. */
+export async function listNotifications(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const p = input(req)
+  const page = readPage(p, DEFAULT_NOTIFICATIONS_LIMIT)
+  const types = stringArray(p, 'types')
+  const excludeTypes = stringArray(p, 'exclude_types')
+  const query = notificationsOf(ctx, account.id)
+  if (types.length) query.whereIn('notifications.type', types)
+  if (excludeTypes.length) query.whereNotIn('notifications.type', excludeTypes)
+  const from = typeof p.account_id === 'string' ? p.account_id : undefined
+  if (from !== undefined) query.where('notifications.from_account_id', parseId(from) ?? '0')
+  const rows = await paginate<NotificationRow>(query, 'notifications.id', page)
+
+  const kept = {
+    limit: typeof p.limit === 'string' ? p.limit : undefined,
+    account_id: from,
+    types: types.length ? types : undefined,
+    exclude_types: excludeTypes.length ? excludeTypes : undefined,
+  }
+  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
+    next: rows.length ? { max_id: rows.at(-1)!.id } : undefined,
+    prev: rows.length ? { min_id: rows[0]!.id } : undefined,
+  })
+  if (link) res.setHeader('Link', link)
+  res.json(await renderNotifications(ctx.db, urlsOf(ctx), rows, account.id))
+}
+
+async function ownNotification(ctx: AccountsContext, req: Request) {
+  const { account } = await requireUser(ctx, req)
+  const id = parseId(req.params.id)
+  const row: NotificationRow | undefined = id
+    ? await notificationsOf(ctx, account.id).where('notifications.id', id).first()
+    : undefined
+  if (!row) throw recordNotFound()
+  return { account, row }
+}
+
+/** GET /api/v1/notifications/:id */
+export async function getNotification(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, row } = await ownNotification(ctx, req)
+  const [rendered] = await renderNotifications(ctx.db, urlsOf(ctx), [row], account.id)
+  res.json(rendered)
+}
+
+/** POST /api/v1/notifications/:id/dismiss */
+export async function dismissNotification(ctx: AccountsContext, req: Request, res: Response) {
+  const { row } = await ownNotification(ctx, req)
+  await ctx.db('notifications').where({ id: row.id }).delete()
+  res.json({})
+}
+
+/** POST /api/v1/notifications/clear */
+export async function clearNotifications(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  await ctx.db('notifications').where({ account_id: account.id }).delete()
+  res.json({})
+}

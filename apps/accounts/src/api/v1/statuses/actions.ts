@@ -1,0 +1,107 @@
+import type { Request, Response } from 'express'
+import { unprocessable } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { notify } from '../../../domain/notifications'
+import { parseId, urlsOf } from '../../../domain/records'
+import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
+import type { StatusRow } from '../../../entities/status'
+import { renderStatus } from '../../../entities/status'
+import { requireUser } from '../../../users/current'
+import { input, optionalString } from '../input'
+import { readVisibility } from './index'
+
+/** Mastodon's StatusPinValidator limit. */
+const MAX_PINS = 5
+
+/** The status the signed-in user acts on; a reblog stands for its original, as in Mastodon. */
+async function target(ctx: AccountsContext, req: Request) {
+  const current = await requireUser(ctx, req)
+  let status = await findVisibleStatus(ctx.db, parseId(req.params.id), current.account.id)
+  if (status.reblog_of_id) status = await findVisibleStatus(ctx.db, status.reblog_of_id, current.account.id)
+  return { ...current, status }
+}
+
+const answer = async (ctx: AccountsContext, res: Response, status: StatusRow, viewerId: string) =>
+  res.json(await renderStatus(ctx.db, urlsOf(ctx), status, viewerId))
+
+/** POST /api/v1/statuses/:id/favourite — idempotent; notifies the author the first time. */
+export async function favourite(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req)
+  await ctx.db.transaction(async (trx) => {
+    const [row] = await trx('favourites')
+      .insert({ account_id: account.id, status_id: status.id })
+      .onConflict(['account_id', 'status_id'])
+      .ignore()
+      .returning('id')
+    if (row)
+      await notify(ctx, trx, {
+        type: 'favourite',
+        recipientId: status.account_id,
+        senderId: account.id,
+        statusId: status.id,
+      })
+  })
+  ctx.outbox.wake()
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/unfavourite */
+export async function unfavourite(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req)
+  await ctx.db('favourites').where({ account_id: account.id, status_id: status.id }).delete()
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/reblog — answers with the reblog, which embeds the original. */
+export async function reblogStatus(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req)
+  const visibility = readVisibility(optionalString(input(req), 'visibility'), 'public')
+  if (visibility === 'direct')
+    throw unprocessable('Validation failed: Visibility is not included in the list')
+  const row = await ctx.db.transaction((trx) => reblog(ctx, trx, account, status, visibility))
+  ctx.outbox.wake()
+  await answer(ctx, res, row, account.id)
+}
+
+/** POST /api/v1/statuses/:id/unreblog — answers with the original. */
+export async function unreblogStatus(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req)
+  const mine: StatusRow | undefined = await ctx
+    .db('statuses')
+    .where({ account_id: account.id, reblog_of_id: status.id })
+    .first()
+  if (mine) await ctx.db.transaction((trx) => deleteStatus(trx, mine))
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/pin — own public or unlisted posts only. */
+export async function pin(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const status = await findVisibleStatus(ctx.db, parseId(req.params.id), account.id)
+  if (status.reblog_of_id) throw unprocessable('Validation failed: A boost cannot be pinned')
+  if (status.account_id !== account.id)
+    throw unprocessable("Validation failed: Someone else's post cannot be pinned")
+  if (status.visibility !== 'public' && status.visibility !== 'unlisted')
+    throw unprocessable('Validation failed: Only public and unlisted posts can be pinned')
+  const pins = await ctx
+    .db('status_pins')
+    .where({ account_id: account.id })
+    .whereNot({ status_id: status.id })
+    .count('* as n')
+  if (Number(pins[0]!.n) >= MAX_PINS)
+    throw unprocessable('Validation failed: You have already pinned the maximum number of posts')
+  await ctx
+    .db('status_pins')
+    .insert({ account_id: account.id, status_id: status.id })
+    .onConflict(['account_id', 'status_id'])
+    .ignore()
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/unpin */
+export async function unpin(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const status = await findVisibleStatus(ctx.db, parseId(req.params.id), account.id)
+  await ctx.db('status_pins').where({ account_id: account.id, status_id: status.id }).delete()
+  await answer(ctx, res, status, account.id)
+}

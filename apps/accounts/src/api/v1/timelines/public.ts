@@ -1,0 +1,64 @@
+import type { Request, Response } from 'express'
+import { paginate } from '@roost/db'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../domain/records'
+import { activeMute } from '../../../domain/relationships'
+import type { StatusRow } from '../../../entities/status'
+import { renderStatuses } from '../../../entities/status'
+import { optionalUser } from '../../../users/current'
+import { input, optionalBoolean } from '../input'
+
+/**
+ * GET /api/v1/timelines/public — public posts (no boosts) by authors neither suspended nor silenced; a signed-in
+ * viewer does not see authors they block or mute, or who block them. Every Roost account is local, so `remote`
+ * alone gives an empty timeline. Link next `max_id` / prev `min_id` whenever the page is not empty.
+ */
+export async function publicTimeline(ctx: AccountsContext, req: Request, res: Response) {
+  const viewer = await optionalUser(ctx, req)
+  const p = input(req)
+  const page = readPage(p, DEFAULT_STATUSES_LIMIT)
+  const local = optionalBoolean(p, 'local')
+  const remote = optionalBoolean(p, 'remote')
+  const onlyMedia = optionalBoolean(p, 'only_media')
+  const db = ctx.db
+  const query = db('statuses')
+    .join('accounts', 'accounts.id', 'statuses.account_id')
+    .where('statuses.visibility', 'public')
+    .whereNull('statuses.reblog_of_id')
+    .whereNull('accounts.suspended_at')
+    .whereNull('accounts.silenced_at')
+    .select('statuses.*')
+  if (onlyMedia)
+    query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
+  const viewerId = viewer?.account.id
+  if (viewerId)
+    query
+      .whereNotExists(
+        db('blocks')
+          .where('blocks.account_id', viewerId)
+          .whereRaw('blocks.target_account_id = statuses.account_id'),
+      )
+      .whereNotExists(
+        db('blocks as b')
+          .whereRaw('b.account_id = statuses.account_id')
+          .where('b.target_account_id', viewerId),
+      )
+      .whereNotExists(
+        db('mutes')
+          .where('mutes.account_id', viewerId)
+          .whereRaw('mutes.target_account_id = statuses.account_id')
+          .where(activeMute(db)),
+      )
+  const rows = remote && !local ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
+
+  const kept: Record<string, string | undefined> = {}
+  for (const key of ['local', 'remote', 'limit', 'only_media'])
+    if (typeof req.query[key] === 'string') kept[key] = req.query[key] as string
+  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
+    next: rows.length ? { max_id: rows.at(-1)!.id } : undefined,
+    prev: rows.length ? { min_id: rows[0]!.id } : undefined,
+  })
+  if (link) res.setHeader('Link', link)
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx), rows, viewerId))
+}

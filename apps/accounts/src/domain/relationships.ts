@@ -1,0 +1,151 @@
+import type { Knex } from '@roost/db'
+import { forbidden, recordNotFound } from '@roost/service'
+import type { AccountRow } from '../entities/account'
+
+/** A mute counts until it expires; expired rows are ignored everywhere and deleted lazily (`forgetExpiredMutes`). */
+export const activeMute = (db: Knex, alias = 'mutes') =>
+  db.raw(`(??.expires_at IS NULL OR ??.expires_at > now())`, [alias, alias])
+
+export async function forgetExpiredMutes(db: Knex, accountId: string) {
+  await db('mutes').where({ account_id: accountId }).where('expires_at', '<=', db.fn.now()).delete()
+}
+
+export async function follows(db: Knex, accountId: string, targetId: string): Promise<boolean> {
+  return !!(await db('follows').where({ account_id: accountId, target_account_id: targetId }).first('id'))
+}
+
+export async function blocks(db: Knex, accountId: string, targetId: string): Promise<boolean> {
+  return !!(await db('blocks').where({ account_id: accountId, target_account_id: targetId }).first('id'))
+}
+
+export async function blockedEitherWay(db: Knex, a: string, b: string): Promise<boolean> {
+  return (await blocks(db, a, b)) || (await blocks(db, b, a))
+}
+
+/** A mute of `targetId` by `accountId` that hides notifications, if active. */
+export async function mutesNotifications(db: Knex, accountId: string, targetId: string): Promise<boolean> {
+  const row = await db('mutes')
+    .where({ account_id: accountId, target_account_id: targetId, hide_notifications: true })
+    .where(activeMute(db))
+    .first('id')
+  return !!row
+}
+
+export interface FollowOptions {
+  reblogs?: boolean
+  notify?: boolean
+  languages?: string[] | null
+}
+
+const optionColumns = (o: FollowOptions) => ({
+  ...(o.reblogs !== undefined ? { show_reblogs: o.reblogs } : {}),
+  ...(o.notify !== undefined ? { notify: o.notify } : {}),
+  ...(o.languages !== undefined ? { languages: o.languages ? JSON.stringify(o.languages) : null } : {}),
+})
+
+/** Creates a follow and moves both counters, as Mastodon's account_stats do. */
+export async function createFollow(trx: Knex, accountId: string, targetId: string, options: FollowOptions) {
+  const [row] = await trx('follows')
+    .insert({ account_id: accountId, target_account_id: targetId, ...optionColumns(options) })
+    .onConflict(['account_id', 'target_account_id'])
+    .ignore()
+    .returning('id')
+  if (!row) return
+  await trx('accounts').where({ id: accountId }).increment('following_count', 1)
+  await trx('accounts').where({ id: targetId }).increment('followers_count', 1)
+}
+
+export async function deleteFollow(trx: Knex, accountId: string, targetId: string) {
+  const removed = await trx('follows').where({ account_id: accountId, target_account_id: targetId }).delete()
+  if (!removed) return
+  await trx('accounts')
+    .where({ id: accountId })
+    .where('following_count', '>', 0)
+    .decrement('following_count', 1)
+  await trx('accounts')
+    .where({ id: targetId })
+    .where('followers_count', '>', 0)
+    .decrement('followers_count', 1)
+}
+
+export type FollowOutcome = 'followed' | 'requested' | 'updated'
+
+/**
+ * Mastodon's FollowService for local accounts: updates an existing follow or request with the options given,
+ * else follows an unlocked account at once or asks a locked one.
+ */
+export async function follow(
+  trx: Knex,
+  actor: AccountRow,
+  target: AccountRow,
+  options: FollowOptions,
+): Promise<FollowOutcome> {
+  if (actor.id === target.id) throw forbidden('Following your own account is not allowed')
+  if (target.suspended_at) throw recordNotFound()
+  if (await blockedEitherWay(trx, actor.id, target.id)) throw forbidden()
+  const key = { account_id: actor.id, target_account_id: target.id }
+  const changes = optionColumns(options)
+  for (const table of ['follows', 'follow_requests']) {
+    if (await trx(table).where(key).first('id')) {
+      if (Object.keys(changes).length) await trx(table).where(key).update(changes)
+      return 'updated'
+    }
+  }
+  if (target.locked || actor.silenced_at) {
+    // A concurrent request for the same pair wins the race; this one then changes nothing.
+    const [row] = await trx('follow_requests')
+      .insert({ ...key, ...changes })
+      .onConflict(['account_id', 'target_account_id'])
+      .ignore()
+      .returning('id')
+    return row ? 'requested' : 'updated'
+  }
+  await createFollow(trx, actor.id, target.id, options)
+  return 'followed'
+}
+
+/** Removes a follow or withdraws a pending request; nothing to remove is fine. */
+export async function unfollow(trx: Knex, accountId: string, targetId: string) {
+  await deleteFollow(trx, accountId, targetId)
+  await trx('follow_requests').where({ account_id: accountId, target_account_id: targetId }).delete()
+}
+
+/** Ends follows and requests both ways, then blocks. Blocking yourself does nothing. */
+export async function block(trx: Knex, accountId: string, targetId: string) {
+  if (accountId === targetId) return
+  await unfollow(trx, accountId, targetId)
+  await unfollow(trx, targetId, accountId)
+  await trx('blocks')
+    .insert({ account_id: accountId, target_account_id: targetId })
+    .onConflict(['account_id', 'target_account_id'])
+    .ignore()
+}
+
+export async function unblock(trx: Knex, accountId: string, targetId: string) {
+  await trx('blocks').where({ account_id: accountId, target_account_id: targetId }).delete()
+}
+
+/** Mutes (or updates a mute); `durationSeconds` 0 means until unmuted. Muting yourself does nothing. */
+export async function mute(
+  trx: Knex,
+  accountId: string,
+  targetId: string,
+  hideNotifications: boolean,
+  durationSeconds: number,
+) {
+  if (accountId === targetId) return
+  const expiresAt = durationSeconds > 0 ? new Date(Date.now() + durationSeconds * 1000) : null
+  await trx('mutes')
+    .insert({
+      account_id: accountId,
+      target_account_id: targetId,
+      hide_notifications: hideNotifications,
+      expires_at: expiresAt,
+    })
+    .onConflict(['account_id', 'target_account_id'])
+    .merge(['hide_notifications', 'expires_at'])
+}
+
+export async function unmute(trx: Knex, accountId: string, targetId: string) {
+  await trx('mutes').where({ account_id: accountId, target_account_id: targetId }).delete()
+}

@@ -1,0 +1,235 @@
+import type { Knex } from '@roost/db'
+import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
+import type { AccountsContext } from '../context'
+import type { AccountRow } from '../entities/account'
+import type { StatusRow } from '../entities/status'
+import { HASHTAG, MENTION } from '../entities/status'
+import { notify } from './notifications'
+import { parseId } from './records'
+import { activeMute } from './relationships'
+
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const
+export type Visibility = (typeof VISIBILITIES)[number]
+export const MAX_CHARS = 500
+export const MAX_MEDIA = 4
+
+/**
+ * Restricts a statuses query (aliased `statuses`) to what `viewerId` may read (Mastodon's StatusPolicy#show?):
+ * anyone: public and unlisted; the author: everything; followers: private too; mentioned accounts: their
+ * mentions. Authors who block the viewer and suspended authors show nothing.
+ */
+export function visibleTo(db: Knex, query: Knex.QueryBuilder, viewerId?: string) {
+  query.whereNotExists(
+    db('accounts').whereRaw('accounts.id = statuses.account_id').whereNotNull('suspended_at'),
+  )
+  if (!viewerId) return query.whereIn('statuses.visibility', ['public', 'unlisted'])
+  return query.where((q) =>
+    q.where('statuses.account_id', viewerId).orWhere((others) =>
+      others
+        .whereNotExists(
+          db('blocks')
+            .whereRaw('blocks.account_id = statuses.account_id')
+            .where('blocks.target_account_id', viewerId),
+        )
+        .where((v) =>
+          v
+            .whereIn('statuses.visibility', ['public', 'unlisted'])
+            .orWhere((p) =>
+              p
+                .where('statuses.visibility', 'private')
+                .whereExists(
+                  db('follows')
+                    .whereRaw('follows.target_account_id = statuses.account_id')
+                    .where('follows.account_id', viewerId),
+                ),
+            )
+            .orWhereExists(
+              db('mentions')
+                .whereRaw('mentions.status_id = statuses.id')
+                .where('mentions.account_id', viewerId),
+            ),
+        ),
+    ),
+  )
+}
+
+/** Drops reblogs of authors the viewer blocks or mutes (Mastodon filters those from every listing). */
+export function withoutUnwantedReblogs(db: Knex, query: Knex.QueryBuilder, viewerId: string) {
+  return query.where((q) =>
+    q.whereNull('statuses.reblog_of_id').orWhereNotExists(
+      db('statuses as originals')
+        .whereRaw('originals.id = statuses.reblog_of_id')
+        .where((o) =>
+          o
+            .whereExists(
+              db('blocks')
+                .whereRaw('blocks.target_account_id = originals.account_id')
+                .where('blocks.account_id', viewerId),
+            )
+            .orWhereExists(
+              db('mutes')
+                .whereRaw('mutes.target_account_id = originals.account_id')
+                .where('mutes.account_id', viewerId)
+                .where(activeMute(db)),
+            ),
+        ),
+    ),
+  )
+}
+
+/** A status the viewer may read, else 404 "Record not found" (or `notFound` for a different text). */
+export async function findVisibleStatus(
+  db: Knex,
+  id: string | undefined,
+  viewerId?: string,
+  notFound: () => HttpError = recordNotFound,
+): Promise<StatusRow> {
+  const row: StatusRow | undefined = id
+    ? await visibleTo(db, db('statuses').where('statuses.id', id), viewerId).first('statuses.*')
+    : undefined
+  if (!row) throw notFound()
+  return row
+}
+
+export interface NewStatus {
+  text: string
+  spoilerText: string
+  sensitive: boolean
+  visibility: Visibility
+  language: string | null
+  inReplyToId?: string
+  mediaIds: string[]
+}
+
+async function countStatus(trx: Knex, account: AccountRow, visibility: Visibility, delta: 1 | -1) {
+  // Mastodon does not count direct messages in statuses_count.
+  if (visibility === 'direct') return
+  const q = trx('accounts').where({ id: account.id })
+  if (delta > 0)
+    await q.update({ statuses_count: trx.raw('statuses_count + 1'), last_status_at: trx.fn.now() })
+  else await q.where('statuses_count', '>', 0).decrement('statuses_count', 1)
+}
+
+/**
+ * Mastodon's PostStatusService for local accounts: validates, stores the status with its mentions, tags and
+ * media, and notifies mentioned accounts and followers who asked to be notified.
+ */
+export async function createStatus(ctx: AccountsContext, trx: Knex, author: AccountRow, s: NewStatus) {
+  if (s.mediaIds.length > MAX_MEDIA)
+    throw unprocessable(`Validation failed: Cannot attach more than ${MAX_MEDIA} files`)
+  if (!s.text.trim() && !s.mediaIds.length) throw unprocessable("Validation failed: Text can't be blank")
+  if ([...s.text].length + [...s.spoilerText].length > MAX_CHARS)
+    throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`)
+
+  const replyTo = s.inReplyToId
+    ? await findVisibleStatus(
+        trx,
+        s.inReplyToId,
+        author.id,
+        () => new HttpError(404, 'The post you are trying to reply to does not appear to exist.'),
+      )
+    : undefined
+  if (replyTo?.reblog_of_id)
+    throw new HttpError(404, 'The post you are trying to reply to does not appear to exist.')
+
+  const media: { id: string }[] = s.mediaIds.length
+    ? await trx('media_attachments')
+        .where({ account_id: author.id })
+        .whereNull('status_id')
+        .whereIn(
+          'id',
+          s.mediaIds.filter((id) => parseId(id)),
+        )
+        .forUpdate()
+    : []
+  const missing = s.mediaIds.filter((id) => !media.some((m) => m.id === id))
+  if (missing.length) throw unprocessable(`Validation failed: Media ${missing.join(', ')} not found`)
+
+  const names = [...new Set([...s.text.matchAll(MENTION)].map((m) => m[1]!.toLowerCase()))]
+  const mentioned: AccountRow[] = names.length
+    ? await trx('accounts').whereRaw('lower(username) = any(?)', [names]).whereNull('suspended_at')
+    : []
+  const [row]: StatusRow[] = await trx('statuses')
+    .insert({
+      account_id: author.id,
+      text: s.text,
+      spoiler_text: s.spoilerText,
+      // A content warning always hides the media too, as in Mastodon.
+      sensitive: s.sensitive || !!s.spoilerText,
+      visibility: s.visibility,
+      language: s.language,
+      in_reply_to_id: replyTo?.id ?? null,
+      in_reply_to_account_id: replyTo?.account_id ?? null,
+    })
+    .returning('*')
+  if (media.length)
+    await trx('media_attachments')
+      .whereIn(
+        'id',
+        media.map((m) => m.id),
+      )
+      .update({ status_id: row!.id })
+  if (mentioned.length)
+    await trx('mentions').insert(mentioned.map((a) => ({ status_id: row!.id, account_id: a.id })))
+  const tags = [...new Set([...s.text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
+  if (tags.length) await trx('status_tags').insert(tags.map((name) => ({ status_id: row!.id, name })))
+  await countStatus(trx, author, s.visibility, 1)
+
+  for (const account of mentioned)
+    await notify(ctx, trx, {
+      type: 'mention',
+      recipientId: account.id,
+      senderId: author.id,
+      statusId: row!.id,
+    })
+  if (s.visibility !== 'direct' && !replyTo) {
+    const watchers: string[] = await trx('follows')
+      .where({ target_account_id: author.id, notify: true })
+      .pluck('account_id')
+    for (const watcher of watchers)
+      if (!mentioned.some((a) => a.id === watcher))
+        await notify(ctx, trx, {
+          type: 'status',
+          recipientId: watcher,
+          senderId: author.id,
+          statusId: row!.id,
+        })
+  }
+  return row!
+}
+
+/** Deletes a status and the reblogs of it, keeping every author's counter in step. */
+export async function deleteStatus(trx: Knex, status: StatusRow) {
+  const reblogs: StatusRow[] = await trx('statuses').where({ reblog_of_id: status.id })
+  for (const reblog of [...reblogs, status]) {
+    const author: AccountRow = await trx('accounts').where({ id: reblog.account_id }).first()
+    await countStatus(trx, author, reblog.visibility, -1)
+  }
+  await trx('statuses').where({ id: status.id }).delete()
+}
+
+/** Mastodon's ReblogService: one reblog per account and status; private and direct posts cannot be boosted. */
+export async function reblog(
+  ctx: AccountsContext,
+  trx: Knex,
+  account: AccountRow,
+  original: StatusRow,
+  visibility: Visibility,
+): Promise<StatusRow> {
+  const existing: StatusRow | undefined = await trx('statuses')
+    .where({ account_id: account.id, reblog_of_id: original.id })
+    .first()
+  if (existing) return existing
+  if (original.visibility === 'private' || original.visibility === 'direct') throw forbidden()
+  const [row]: StatusRow[] = await trx('statuses')
+    .insert({ account_id: account.id, reblog_of_id: original.id, visibility, sensitive: false })
+    .returning('*')
+  await countStatus(trx, account, visibility, 1)
+  await notify(ctx, trx, {
+    type: 'reblog',
+    recipientId: original.account_id,
+    senderId: account.id,
+    statusId: original.id,
+  })
+  return row!
+}

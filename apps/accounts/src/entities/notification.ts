@@ -1,0 +1,35 @@
+import type { Knex } from '@roost/db'
+import { accountsById } from '../domain/records'
+import type { Urls } from './account'
+import { renderAccount } from './account'
+import type { StatusRow } from './status'
+import { renderStatuses } from './status'
+
+export interface NotificationRow {
+  id: string
+  account_id: string
+  from_account_id: string
+  type: string
+  status_id: string | null
+  created_at: Date
+}
+
+/** Mastodon's Notification entity; `status` only for the types that concern one. */
+export async function renderNotifications(db: Knex, urls: Urls, rows: NotificationRow[], viewerId: string) {
+  const senders = await accountsById(
+    db,
+    rows.map((r) => r.from_account_id),
+  )
+  const statusIds = rows.map((r) => r.status_id).filter((id): id is string => !!id)
+  const statusRows: StatusRow[] = statusIds.length ? await db('statuses').whereIn('id', statusIds) : []
+  const rendered = await renderStatuses(db, urls, statusRows, viewerId)
+  const statuses = new Map(statusRows.map((s, i) => [s.id, rendered[i]]))
+  return rows.map((n) => ({
+    id: n.id,
+    type: n.type,
+    created_at: new Date(n.created_at).toISOString(),
+    group_key: `ungrouped-${n.id}`,
+    account: renderAccount(senders.get(n.from_account_id)!, urls),
+    ...(n.status_id ? { status: statuses.get(n.status_id) ?? null } : {}),
+  }))
+}

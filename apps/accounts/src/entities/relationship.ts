@@ -1,0 +1,52 @@
+import type { Knex } from '@roost/db'
+import { activeMute } from '../domain/relationships'
+
+/** Mastodon's Relationship entity (api-reference §3.14), for one viewer and many targets, in the targets' order. */
+export async function renderRelationships(db: Knex, viewerId: string, targetIds: string[]) {
+  if (!targetIds.length) return []
+  const mine = (table: string) =>
+    db(table).where({ account_id: viewerId }).whereIn('target_account_id', targetIds)
+  const theirs = (table: string) =>
+    db(table).where({ target_account_id: viewerId }).whereIn('account_id', targetIds)
+  const [following, followedBy, requested, requestedBy, blocking, blockedBy, muting] = await Promise.all([
+    mine('follows'),
+    theirs('follows'),
+    mine('follow_requests'),
+    theirs('follow_requests'),
+    mine('blocks'),
+    theirs('blocks'),
+    mine('mutes').where(activeMute(db)),
+  ])
+  const byTarget = <T extends { target_account_id: string }>(rows: T[]) =>
+    new Map(rows.map((r) => [r.target_account_id, r]))
+  const byAccount = (rows: { account_id: string }[]) => new Set(rows.map((r) => r.account_id))
+  const [follow, request, block, mute] = [following, requested, blocking, muting].map(byTarget)
+  const [follower, requester, blocker] = [followedBy, requestedBy, blockedBy].map(byAccount)
+  return targetIds.map((id) => {
+    const f = follow!.get(id) ?? request!.get(id)
+    const m = mute!.get(id)
+    return {
+      id,
+      following: follow!.has(id),
+      showing_reblogs: f ? f.show_reblogs : false,
+      notifying: f ? f.notify : false,
+      languages: f ? (f.languages ?? null) : null,
+      followed_by: follower!.has(id),
+      blocking: block!.has(id),
+      blocked_by: blocker!.has(id),
+      muting: !!m,
+      muting_notifications: m ? m.hide_notifications : false,
+      muting_expires_at: m?.expires_at ? new Date(m.expires_at).toISOString() : null,
+      requested: request!.has(id),
+      requested_by: requester!.has(id),
+      domain_blocking: false,
+      endorsed: false,
+      note: '',
+    }
+  })
+}
+
+export async function renderRelationship(db: Knex, viewerId: string, targetId: string) {
+  const [relationship] = await renderRelationships(db, viewerId, [targetId])
+  return relationship!
+}

@@ -1,0 +1,154 @@
+import type { Knex } from '@roost/db'
+import { accountsById } from '../domain/records'
+import type { AccountRow, Urls } from './account'
+import { renderAccount } from './account'
+import type { MediaAttachmentRow } from './media_attachment'
+import { renderMediaAttachment } from './media_attachment'
+
+export interface StatusRow {
+  id: string
+  account_id: string
+  text: string
+  spoiler_text: string
+  sensitive: boolean
+  visibility: 'public' | 'unlisted' | 'private' | 'direct'
+  language: string | null
+  in_reply_to_id: string | null
+  in_reply_to_account_id: string | null
+  reblog_of_id: string | null
+  created_at: Date
+}
+
+/** `@username` (local) and `#tag` as Mastodon writes them; a preceding word character or '/' means no match. */
+export const MENTION = /(?<![\w@/])@([a-z0-9_]{1,30})(?![\w@])/gi
+export const HASHTAG = /(?<![\w#/&])#([\p{L}\p{N}_]{1,100})/gu
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+/** The status text as Mastodon's HTML: paragraphs, line breaks, links for local mentions and hashtags. */
+export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: Urls): string {
+  if (!text) return ''
+  const linkify = (line: string) =>
+    escapeHtml(line)
+      .replace(MENTION, (whole, name: string) => {
+        const account = mentioned.get(name.toLowerCase())
+        if (!account) return whole
+        const href = `${urls.base}/@${account.username}`
+        return `<span class="h-card" translate="no"><a href="${href}" class="u-url mention">@<span>${account.username}</span></a></span>`
+      })
+      .replace(
+        HASHTAG,
+        (_whole, tag: string) =>
+          `<a href="${urls.base}/tags/${encodeURIComponent(tag.toLowerCase())}" class="mention hashtag" rel="tag">#<span>${tag}</span></a>`,
+      )
+  return text
+    .split(/\n{2,}/)
+    .map((p) => `<p>${p.split('\n').map(linkify).join('<br />')}</p>`)
+    .join('')
+}
+
+const countBy = async (query: Knex.QueryBuilder, column: string) => {
+  const rows: { key: string; count: string }[] = await query
+    .select(`${column} as key`)
+    .count('* as count')
+    .groupBy(column)
+  return new Map(rows.map((r) => [r.key, Number(r.count)]))
+}
+
+/**
+ * Mastodon's Status entity for a batch of rows, as `viewerId` sees them (favourited, reblogged, pinned).
+ * Reblogs embed the original status. `withText` adds the source text (the DELETE answer, for redrafting).
+ */
+export async function renderStatuses(
+  db: Knex,
+  urls: Urls,
+  rows: StatusRow[],
+  viewerId?: string,
+  withText = false,
+): Promise<Record<string, unknown>[]> {
+  const originalIds = rows.map((r) => r.reblog_of_id).filter((id): id is string => !!id)
+  const originals: StatusRow[] = originalIds.length ? await db('statuses').whereIn('id', originalIds) : []
+  const all = [...rows, ...originals]
+  const ids = all.map((s) => s.id)
+  const [media, mentions, tags, replies, reblogs, favourites] = await Promise.all([
+    db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>,
+    db('mentions').whereIn('status_id', ids) as Promise<{ status_id: string; account_id: string }[]>,
+    db('status_tags').whereIn('status_id', ids) as Promise<{ status_id: string; name: string }[]>,
+    countBy(db('statuses').whereIn('in_reply_to_id', ids), 'in_reply_to_id'),
+    countBy(db('statuses').whereIn('reblog_of_id', ids), 'reblog_of_id'),
+    countBy(db('favourites').whereIn('status_id', ids), 'status_id'),
+  ])
+  const mine = async (table: string, column = 'status_id') =>
+    new Set<string>(
+      viewerId ? await db(table).where({ account_id: viewerId }).whereIn(column, ids).pluck(column) : [],
+    )
+  const [favourited, reblogged, pinned] = await Promise.all([
+    mine('favourites'),
+    mine('statuses', 'reblog_of_id'),
+    mine('status_pins'),
+  ])
+  const accounts = await accountsById(db, [
+    ...all.map((s) => s.account_id),
+    ...mentions.map((m) => m.account_id),
+  ])
+
+  const render = (s: StatusRow): Record<string, unknown> => {
+    const account = accounts.get(s.account_id)!
+    const mentioned = mentions.filter((m) => m.status_id === s.id).map((m) => accounts.get(m.account_id)!)
+    const original = s.reblog_of_id ? originals.find((o) => o.id === s.reblog_of_id) : undefined
+    const url = `${urls.base}/@${account.username}/${s.id}`
+    return {
+      id: s.id,
+      created_at: new Date(s.created_at).toISOString(),
+      in_reply_to_id: s.in_reply_to_id,
+      in_reply_to_account_id: s.in_reply_to_account_id,
+      sensitive: s.sensitive,
+      spoiler_text: s.spoiler_text,
+      visibility: s.visibility,
+      language: s.language,
+      uri: `${urls.base}/users/${account.username}/statuses/${s.id}`,
+      url: original ? null : url,
+      replies_count: replies.get(s.id) ?? 0,
+      reblogs_count: reblogs.get(s.id) ?? 0,
+      favourites_count: favourites.get(s.id) ?? 0,
+      edited_at: null,
+      favourited: favourited.has(s.id),
+      reblogged: reblogged.has(s.id),
+      muted: false,
+      bookmarked: false,
+      ...(viewerId === s.account_id ? { pinned: pinned.has(s.id) } : {}),
+      content: statusHtml(s.text, new Map(mentioned.map((a) => [a.username.toLowerCase(), a])), urls),
+      ...(withText ? { text: s.text } : {}),
+      filtered: [],
+      reblog: original ? render(original) : null,
+      application: null,
+      account: renderAccount(account, urls),
+      media_attachments: media.filter((m) => m.status_id === s.id).map((m) => renderMediaAttachment(m, urls)),
+      mentions: mentioned.map((a) => ({
+        id: a.id,
+        username: a.username,
+        url: `${urls.base}/@${a.username}`,
+        acct: a.username,
+      })),
+      tags: tags
+        .filter((t) => t.status_id === s.id)
+        .map((t) => ({ name: t.name, url: `${urls.base}/tags/${encodeURIComponent(t.name)}` })),
+      emojis: [],
+      card: null,
+      poll: null,
+    }
+  }
+  return rows.map(render)
+}
+
+export async function renderStatus(
+  db: Knex,
+  urls: Urls,
+  row: StatusRow,
+  viewerId?: string,
+  withText = false,
+) {
+  const [status] = await renderStatuses(db, urls, [row], viewerId, withText)
+  return status!
+}

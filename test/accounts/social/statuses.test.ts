@@ -1,0 +1,169 @@
+import { startStack } from '../../stack'
+import type { Stack } from '../../stack'
+import { PNG, post, signUp } from './helpers'
+import type { TestUser } from './helpers'
+
+let stack: Stack
+let alice: TestUser
+let bob: TestUser
+beforeAll(async () => {
+  stack = await startStack()
+  alice = await signUp(stack, { username: 'alice' })
+  bob = await signUp(stack, { username: 'bob' })
+})
+afterAll(() => stack.stop())
+
+const account = async (id: string) => (await alice.get(`/api/v1/statuses/${id}`).expect(200)).body
+
+describe('POST /api/v1/statuses', () => {
+  it('creates a status with mentions, tags and a content warning, and counts it', async () => {
+    const res = await alice
+      .post('/api/v1/statuses', {
+        status: 'Hello @bob and @nobody #Roost',
+        spoiler_text: 'cw',
+        language: 'en',
+      })
+      .expect(200)
+    expect(res.body).toMatchObject({
+      visibility: 'public',
+      spoiler_text: 'cw',
+      sensitive: true,
+      language: 'en',
+      in_reply_to_id: null,
+      reblog: null,
+      account: { id: alice.id, username: 'alice' },
+      mentions: [{ id: bob.id, username: 'bob', acct: 'bob' }],
+      tags: [{ name: 'roost' }],
+    })
+    expect(res.body.content).toContain('class="u-url mention">@<span>bob</span>')
+    expect(res.body.content).toContain('@nobody')
+    expect(res.body.url).toBe(`${stack.url}/@alice/${res.body.id}`)
+    const me = (await alice.get(`/api/v1/statuses/${res.body.id}`).expect(200)).body.account
+    expect(me.statuses_count).toBeGreaterThanOrEqual(1)
+    expect(me.last_status_at).toBe(new Date().toISOString().slice(0, 10))
+  })
+
+  it('refuses blank text without media and text over 500 characters', async () => {
+    const blank = await alice.post('/api/v1/statuses', { status: '  ' }).expect(422)
+    expect(blank.body).toEqual({ error: "Validation failed: Text can't be blank" })
+    const long = await alice.post('/api/v1/statuses', { status: 'x'.repeat(501) }).expect(422)
+    expect(long.body.error).toMatch(/character limit of 500/)
+    await alice.post('/api/v1/statuses', { status: 'x'.repeat(500) }).expect(200)
+    const visibility = await alice
+      .post('/api/v1/statuses', { status: 'x', visibility: 'everyone' })
+      .expect(422)
+    expect(visibility.body.error).toMatch(/Visibility/)
+  })
+
+  it('replies, and refuses a reply to an unknown post with 404', async () => {
+    const parent = await post(bob, 'parent')
+    const reply = await alice
+      .post('/api/v1/statuses', { status: 'reply', in_reply_to_id: parent })
+      .expect(200)
+    expect(reply.body).toMatchObject({ in_reply_to_id: parent, in_reply_to_account_id: bob.id })
+    expect((await account(parent)).replies_count).toBe(1)
+    const missing = await alice.post('/api/v1/statuses', { status: 'r', in_reply_to_id: '12345' }).expect(404)
+    expect(missing.body.error).toBe('The post you are trying to reply to does not appear to exist.')
+  })
+
+  it('attaches uploaded images (v1 and v2) and refuses media that is not yours', async () => {
+    const v2 = await alice.post('/api/v2/media').attach('file', PNG, 'a.png').field('description', 'dot')
+    expect(v2.status).toBe(200)
+    expect(v2.body).toMatchObject({ type: 'image', description: 'dot' })
+    const image = await stack.api().get(new URL(v2.body.url).pathname).expect(200)
+    expect(Buffer.compare(image.body, PNG)).toBe(0)
+    const v1 = await alice.post('/api/v1/media').attach('file', PNG, 'b.png').expect(200)
+
+    const theirs = await bob.post('/api/v1/statuses', { media_ids: [v1.body.id] }).expect(422)
+    expect(theirs.body.error).toBe(`Validation failed: Media ${v1.body.id} not found`)
+    const res = await alice.post('/api/v1/statuses', { media_ids: [v2.body.id, v1.body.id] }).expect(200)
+    expect(res.body.media_attachments.map((m: { id: string }) => m.id)).toEqual([v2.body.id, v1.body.id])
+    // Attached media cannot be attached again.
+    await alice.post('/api/v1/statuses', { media_ids: [v1.body.id] }).expect(422)
+
+    const notImage = await alice.post('/api/v2/media').attach('file', Buffer.from('hello'), 'a.png')
+    expect(notImage.status).toBe(422)
+    const noFile = await alice.post('/api/v2/media').send({ description: 'x' }).expect(400)
+    expect(noFile.body.error).toMatch(/file/)
+  })
+})
+
+describe('GET and DELETE /api/v1/statuses/:id', () => {
+  it('applies visibility: private to followers, direct to the mentioned', async () => {
+    const carol = await signUp(stack)
+    const priv = await post(alice, { status: 'followers only', visibility: 'private' })
+    const direct = await post(alice, { status: `psst @${carol.username}`, visibility: 'direct' })
+    await stack.api().get(`/api/v1/statuses/${priv}`).expect(404)
+    await bob.get(`/api/v1/statuses/${priv}`).expect(404)
+    await bob.post(`/api/v1/accounts/${alice.id}/follow`).expect(200)
+    await bob.get(`/api/v1/statuses/${priv}`).expect(200)
+    await bob.get(`/api/v1/statuses/${direct}`).expect(404)
+    await carol.get(`/api/v1/statuses/${direct}`).expect(200)
+    const unlisted = await post(alice, { status: 'quiet', visibility: 'unlisted' })
+    await stack.api().get(`/api/v1/statuses/${unlisted}`).expect(200)
+  })
+
+  it('deletes your own status, answering with its text, and keeps the counter', async () => {
+    const before = (await account(await post(alice, 'counted'))).account.statuses_count
+    const id = await post(alice, 'to delete')
+    await bob.delete(`/api/v1/statuses/${id}`).expect(403)
+    const res = await alice.delete(`/api/v1/statuses/${id}`).expect(200)
+    expect(res.body).toMatchObject({ id, text: 'to delete' })
+    await alice.get(`/api/v1/statuses/${id}`).expect(404)
+    const after = (await account(await post(alice, 'again'))).account.statuses_count
+    expect(after).toBe(before + 1)
+  })
+})
+
+describe('favourite, reblog, pin', () => {
+  it('favourites and unfavourites idempotently', async () => {
+    const id = await post(bob, 'like me')
+    await alice.post(`/api/v1/statuses/${id}/favourite`).expect(200)
+    const again = await alice.post(`/api/v1/statuses/${id}/favourite`).expect(200)
+    expect(again.body).toMatchObject({ favourited: true, favourites_count: 1 })
+    const un = await alice.post(`/api/v1/statuses/${id}/unfavourite`).expect(200)
+    expect(un.body).toMatchObject({ favourited: false, favourites_count: 0 })
+  })
+
+  it('reblogs once, refuses private posts, and unreblogs', async () => {
+    const id = await post(bob, 'boost me')
+    const res = await alice.post(`/api/v1/statuses/${id}/reblog`).expect(200)
+    expect(res.body.reblog).toMatchObject({ id, reblogged: true, reblogs_count: 1 })
+    const again = await alice.post(`/api/v1/statuses/${res.body.id}/reblog`).expect(200)
+    expect(again.body.id).toBe(res.body.id)
+    const un = await alice.post(`/api/v1/statuses/${id}/unreblog`).expect(200)
+    expect(un.body).toMatchObject({ id, reblogged: false, reblogs_count: 0 })
+    await alice.get(`/api/v1/statuses/${res.body.id}`).expect(404)
+
+    const priv = await post(bob, { status: 'mine', visibility: 'private' })
+    await bob.post(`/api/v1/accounts/${alice.id}/follow`)
+    await alice.post(`/api/v1/accounts/${bob.id}/follow`).expect(200)
+    const refused = await alice.post(`/api/v1/statuses/${priv}/reblog`).expect(403)
+    expect(refused.body).toEqual({ error: 'This action is not allowed' })
+  })
+
+  it('pins own public and unlisted posts only', async () => {
+    const id = await post(alice, 'pin me')
+    const res = await alice.post(`/api/v1/statuses/${id}/pin`).expect(200)
+    expect(res.body.pinned).toBe(true)
+    const theirs = await post(bob, 'not yours')
+    expect((await alice.post(`/api/v1/statuses/${theirs}/pin`).expect(422)).body.error).toMatch(
+      /Someone else/,
+    )
+    const priv = await post(alice, { status: 'secret', visibility: 'private' })
+    await alice.post(`/api/v1/statuses/${priv}/pin`).expect(422)
+    const un = await alice.post(`/api/v1/statuses/${id}/unpin`).expect(200)
+    expect(un.body.pinned).toBe(false)
+
+    const five = [
+      await post(alice, '1'),
+      await post(alice, '2'),
+      await post(alice, '3'),
+      await post(alice, '4'),
+    ]
+    for (const pinned of [id, ...five]) await alice.post(`/api/v1/statuses/${pinned}/pin`).expect(200)
+    const sixth = await alice.post(`/api/v1/statuses/${await post(alice, '6')}/pin`).expect(422)
+    expect(sixth.body.error).toBe('Validation failed: You have already pinned the maximum number of posts')
+    await alice.post(`/api/v1/statuses/${id}/pin`).expect(200)
+  })
+})
