@@ -43,8 +43,11 @@ async function pendingSignUp(username: string) {
 
 describe('admin accounts', () => {
   it('refuses non-admins with 403 and tokens without admin scopes with 403', async () => {
-    const user = await stack.createUser()
+    // Admin scopes are only minted for admins (test/oauth/admin-scopes.test.ts), so a non-admin holding one is an
+    // admin who was demoted after the token was issued: the endpoint checks the role on every request.
+    const user = await stack.createUser({ role: 'admin' })
     const userToken = await stack.userToken('read write admin:read admin:write', user)
+    await stack.accounts.ctx.db('users').where({ id: user.userId }).update({ role: 'user' })
     const res = await stack.api().get('/api/v1/admin/accounts').set(bearer(userToken)).expect(403)
     expect(res.body).toEqual({ error: 'This action is not allowed' })
     const admin = await stack.createUser({ role: 'admin' })
