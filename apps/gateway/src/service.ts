@@ -13,6 +13,7 @@ import {
 import type { Upstream } from '@roost/auth'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { GatewayConfig } from './config'
+import { mountBullBoard } from './bull-board'
 import { createProxy } from './proxy'
 
 /**
@@ -42,6 +43,7 @@ export async function createGateway(config: GatewayConfig) {
     metrics: createMetrics('gateway'),
     readiness: { redis: () => redis.ping() },
   })
+  const board = mountBullBoard(app, { config, verify, logger }) // before the route table: not a public API route
   const router = Router()
   for (const route of [...ROUTES].sort(bySpecificity)) {
     const check: RequestHandler = (req, _res, next) => {
@@ -58,6 +60,7 @@ export async function createGateway(config: GatewayConfig) {
     host: config.GATEWAY_HOST,
     async close() {
       for (const upstream of Object.values(upstreams)) upstream.close()
+      await board.close()
       redis.disconnect()
     },
   })
