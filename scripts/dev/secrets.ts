@@ -26,6 +26,6 @@ export async function devSecrets(dataDir: string): Promise<DevSecrets> {
     VAPID_PRIVATE_KEY: vapid.privateKey,
   }
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 })
-  console.log(`Generated development keys in ${file}`)
+  console.error(`Generated development keys in ${file}`)
   return secrets
 }
