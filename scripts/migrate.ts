@@ -1,36 +1,24 @@
-// `npm run migrate`: brings every service's schema up to date in DATABASE_URL (default: packages/service's
-// baseEnv), creating the database first if it does not exist. Prints what it applied. Never run by a request.
-import pg from 'pg'
-import { baseEnv, parseConfig } from '@roost/service'
+// `npm run migrate [accounts|push]`: brings each service's schema (or the one named) to its latest migration.
+// Run by docker compose's `migrate` step and by the Kubernetes migration Jobs, never by a request.
+import { ensureDatabase } from './dev/postgres'
 import { migrateAccounts } from '../apps/accounts/src/service'
 import { migratePush } from '../apps/push/src/service'
 
-async function ensureDatabase(databaseUrl: string) {
-  const url = new URL(databaseUrl)
-  const name = decodeURIComponent(url.pathname.slice(1))
-  url.pathname = '/postgres'
-  const client = new pg.Client({ connectionString: url.toString() })
-  await client.connect()
-  try {
-    const exists = await client.query('select 1 from pg_database where datname = $1', [name])
-    if (!exists.rowCount) {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`)
-      console.log(`created database ${name}`)
-    }
-  } finally {
-    await client.end()
-  }
+const MIGRATIONS: Record<string, (url: string) => Promise<string[]>> = {
+  accounts: migrateAccounts,
+  push: migratePush,
 }
 
 async function main() {
-  const { DATABASE_URL } = parseConfig(baseEnv, process.env)
-  await ensureDatabase(DATABASE_URL)
-  for (const [schema, migrate] of [
-    ['accounts', migrateAccounts],
-    ['push', migratePush],
-  ] as const) {
-    const applied = await migrate(DATABASE_URL)
-    console.log(applied.length ? `${schema}: applied ${applied.join(', ')}` : `${schema}: already up to date`)
+  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/roost'
+  const wanted = process.argv.slice(2)
+  const unknown = wanted.filter((name) => !MIGRATIONS[name])
+  if (unknown.length)
+    throw new Error(`Unknown schema ${unknown.join(', ')}; known: ${Object.keys(MIGRATIONS).join(', ')}`)
+  if (process.env.MIGRATE_CREATE_DATABASE !== 'false') await ensureDatabase(url)
+  for (const name of wanted.length ? wanted : Object.keys(MIGRATIONS)) {
+    const applied = await MIGRATIONS[name]!(url)
+    console.log(`${name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`)
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, envPort, parseConfig } from '@roost/service'
+import { baseEnv, envFlag, envPort, parseConfig } from '@roost/service'
 
 /** `<limit>/<seconds>`, e.g. `300/300`: a rate-limit family's budget per fixed window. */
 const envRate = (fallback: string) =>
@@ -72,6 +72,13 @@ export const gatewayEnv = baseEnv.extend({
   GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** A client must send the whole request (headers and body) within this time, else 408. */
   GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** Bull Board at /admin/queues (admins only). */
+  BULL_BOARD: envFlag(true),
+  /** The board only shows queues and jobs; set false to allow retries, removals and pauses (needs admin:write). */
+  BULL_BOARD_READ_ONLY: envFlag(true),
+  /** The board's OAuth app; needed with several gateway replicas, else registered on first sign-in. */
+  BULL_BOARD_CLIENT_ID: z.string().default(''),
+  BULL_BOARD_CLIENT_SECRET: z.string().default(''),
 })
 
 export type GatewayConfig = z.infer<typeof gatewayEnv>

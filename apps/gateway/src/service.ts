@@ -17,6 +17,7 @@ import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
 import type { GatewayConfig } from './config'
 import { createIpRules, SIGN_UP_ROUTES } from './ip-rules'
+import { mountBullBoard } from './bull-board'
 import { createProxy } from './proxy'
 import { createRateLimiter, rateLimitHeaders } from './rate-limit'
 
@@ -61,6 +62,7 @@ export async function createGateway(config: GatewayConfig) {
     next()
   })
 
+  const board = mountBullBoard(app, { config, verify, logger }) // before the route table: not a public API route
   const router = Router()
   for (const route of [...ROUTES].sort(bySpecificity)) {
     const families = rateLimiter.familiesFor(route)
@@ -103,6 +105,7 @@ export async function createGateway(config: GatewayConfig) {
     },
     async close() {
       for (const upstream of Object.values(upstreams)) upstream.close()
+      await board.close()
       redis.disconnect()
     },
   })

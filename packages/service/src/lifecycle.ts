@@ -22,7 +22,8 @@ export function lifecycle(options: {
   /** Work to do after listening (workers, relays), stopped by `close`. */
   afterStart?: () => Promise<void> | void
 }): RunningService {
-  const host = options.host ?? '127.0.0.1'
+  // Loopback unless told otherwise; containers set BIND_HOST=0.0.0.0 so other pods can reach the service.
+  const host = options.host ?? process.env.BIND_HOST ?? '127.0.0.1'
   let server: http.Server | undefined
   let stopping: Promise<void> | undefined
   let url = ''

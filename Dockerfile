@@ -1,0 +1,51 @@
+# One image for every Roost process; the command picks the process (see docker-compose.yml and k8s/base).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+COPY apps/accounts/package.json apps/accounts/
+COPY apps/gateway/package.json apps/gateway/
+COPY apps/push/package.json apps/push/
+COPY packages/auth/package.json packages/auth/
+COPY packages/db/package.json packages/db/
+COPY packages/events/package.json packages/events/
+COPY packages/service/package.json packages/service/
+COPY packages/testing/package.json packages/testing/
+COPY scripts/complete-lockfile.mjs scripts/
+RUN npm ci --no-audit --no-fund
+COPY . .
+# Each app's bundle (apps/<app>/dist/*.js, scripts/build-app.mjs), and the migration runner.
+RUN npm run build \
+ && npx esbuild scripts/migrate.ts --bundle --platform=node --target=node20 --outfile=dist/migrate.js \
+      --external:pg-native --external:sqlite3 --external:better-sqlite3 --external:mysql --external:mysql2 \
+      --external:oracledb --external:tedious --external:pg-query-stream
+
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY --from=build /app/package.json /app/package-lock.json /app/.npmrc ./
+COPY --from=build /app/scripts/complete-lockfile.mjs scripts/
+COPY --from=build /app/apps/accounts/package.json apps/accounts/
+COPY --from=build /app/apps/gateway/package.json apps/gateway/
+COPY --from=build /app/apps/push/package.json apps/push/
+COPY --from=build /app/packages/auth/package.json packages/auth/
+COPY --from=build /app/packages/db/package.json packages/db/
+COPY --from=build /app/packages/events/package.json packages/events/
+COPY --from=build /app/packages/service/package.json packages/service/
+COPY --from=build /app/packages/testing/package.json packages/testing/
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production BIND_HOST=0.0.0.0 GATEWAY_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=deps --chown=root:root /app/node_modules node_modules
+COPY --from=build --chown=root:root /app/package.json ./
+COPY --from=build --chown=root:root /app/dist dist
+COPY --from=build --chown=root:root /app/apps/accounts/dist apps/accounts/dist
+COPY --from=build --chown=root:root /app/apps/gateway/dist apps/gateway/dist
+COPY --from=build --chown=root:root /app/apps/push/dist apps/push/dist
+# The code belongs to root and is read-only to the process, which runs as the image's `node` user (uid 1000).
+RUN mkdir -p /data/media && chown node:node /data/media
+ENV MEDIA_DIR=/data/media
+USER node
+EXPOSE 3000 3001 3002 3003
+CMD ["node", "apps/gateway/dist/main.js"]

@@ -1,0 +1,34 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parse } from 'yaml'
+
+const ROOT = path.resolve(__dirname, '../..')
+const COMPOSE = path.join(ROOT, 'docker-compose.yml')
+const hasDockerCompose = spawnSync('sh', ['-c', 'command -v docker-compose']).status === 0
+
+// docker-compose (Debian's 1.29, installed by .ci/run) validates the file offline, without a Docker engine.
+it('passes docker-compose config -q', () => {
+  if (!hasDockerCompose)
+    throw new Error('docker-compose is missing: apt-get install docker-compose (see .ci/run)')
+  execFileSync('docker-compose', ['-f', COMPOSE, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' })
+})
+
+it('runs migrations before the services, with health checks and Redis that never evicts', () => {
+  const { services } = parse(readFileSync(COMPOSE, 'utf8'), { merge: true })
+  expect(Object.keys(services).sort()).toEqual(
+    ['accounts', 'gateway', 'migrate', 'postgres', 'push', 'push-worker', 'redis'].sort(),
+  )
+  expect(services.migrate.command).toEqual(['node', 'dist/migrate.js'])
+  for (const name of ['accounts', 'push', 'push-worker'])
+    expect(services[name].depends_on.migrate).toEqual({ condition: 'service_completed_successfully' })
+  for (const name of ['accounts', 'push', 'push-worker', 'gateway', 'postgres', 'redis'])
+    expect(services[name].healthcheck.test.join(' ')).toMatch(/health\/ready|pg_isready|redis-cli ping/)
+  expect(services.redis.command.join(' ')).toContain('--maxmemory-policy noeviction')
+  expect(services.redis.command.join(' ')).toContain('--appendonly yes')
+  expect(
+    Object.entries(services)
+      .filter(([, s]) => (s as { ports?: unknown }).ports)
+      .map(([n]) => n),
+  ).toEqual(['gateway'])
+})

@@ -1,0 +1,175 @@
+import { execFileSync } from 'node:child_process'
+import path from 'node:path'
+import { parseAllDocuments } from 'yaml'
+
+const ROOT = path.resolve(__dirname, '../..')
+const OVERLAYS = ['dev', 'production']
+const WORKLOADS = ['gateway', 'accounts', 'push', 'push-worker']
+
+interface K8sObject {
+  apiVersion: string
+  kind: string
+  metadata: { name: string; labels?: Record<string, string> }
+  spec?: any // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** The kubernetes-models class for an object, loaded from its group/version folder (e.g. `apps/v1/Deployment`). */
+function modelOf(object: K8sObject): new (data: unknown) => { validate(): void } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(`kubernetes-models/${object.apiVersion}/${object.kind}`)[object.kind]
+}
+
+const render = (overlay: string): K8sObject[] =>
+  parseAllDocuments(
+    execFileSync('/usr/bin/kubectl', ['kustomize', path.join(ROOT, 'k8s/overlays', overlay)], {
+      encoding: 'utf8',
+    }),
+  )
+    .map((doc) => doc.toJSON() as K8sObject)
+    .map(unwrapSecretData)
+
+/**
+ * kustomize wraps long base64 Secret values over several lines; Kubernetes (Go's base64) ignores the newlines,
+ * the schema's "byte" format does not, so they are joined before validating.
+ */
+function unwrapSecretData(object: K8sObject): K8sObject {
+  const data = (object as { data?: Record<string, string> }).data
+  if (object.kind !== 'Secret' || !data) return object
+  return {
+    ...object,
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v.replace(/\s/g, '')])),
+  } as K8sObject
+}
+
+// kubernetes-models does not reject unknown fields: these are the keys our manifests may use, so a misspelt
+// one (`readinesProbe`, `minAvailible`) fails here instead of being silently ignored by the cluster.
+const KNOWN_KEYS: Record<string, string[]> = {
+  container: [
+    'name',
+    'image',
+    'command',
+    'args',
+    'ports',
+    'env',
+    'envFrom',
+    'securityContext',
+    'resources',
+    'startupProbe',
+    'readinessProbe',
+    'livenessProbe',
+    'volumeMounts',
+  ],
+  probe: [
+    'httpGet',
+    'exec',
+    'tcpSocket',
+    'periodSeconds',
+    'timeoutSeconds',
+    'failureThreshold',
+    'initialDelaySeconds',
+  ],
+  PodDisruptionBudget: ['minAvailable', 'maxUnavailable', 'selector'],
+  HorizontalPodAutoscaler: ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics'],
+}
+const unknownKeys = (value: object, kind: string) =>
+  Object.keys(value).filter((k) => !KNOWN_KEYS[kind]!.includes(k))
+
+describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
+  const objects = render(overlay)
+  const deployments = objects.filter((o) => o.kind === 'Deployment')
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy')
+
+  it('validates every object against the Kubernetes schemas', () => {
+    expect(objects.length).toBeGreaterThan(10)
+    for (const object of objects) {
+      const Model = modelOf(object)
+      expect(() => new Model(object).validate()).not.toThrow()
+    }
+  })
+
+  it('runs the four processes, each with probes, resources and a hardened security context', () => {
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...WORKLOADS].sort())
+    for (const deployment of deployments) {
+      const pod = deployment.spec.template.spec
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true })
+      for (const container of pod.containers) {
+        expect(unknownKeys(container, 'container')).toEqual([])
+        expect(container.readinessProbe.httpGet.path).toBe('/health/ready')
+        expect(container.livenessProbe.httpGet.path).toBe('/health/live')
+        for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'])
+          if (container[probe]) expect(unknownKeys(container[probe], 'probe')).toEqual([])
+        expect(container.resources.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) })
+        expect(container.resources.limits.memory).toEqual(expect.any(String))
+        expect(container.securityContext).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+        })
+        expect(container.image).not.toMatch(/:latest$|^[^:]+$/)
+      }
+    }
+  })
+
+  it('gives every Deployment a NetworkPolicy, and lets only the gateway take traffic from anywhere', () => {
+    expect(policies.find((p) => p.metadata.name === 'default-deny')?.spec).toEqual({
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+    })
+    for (const deployment of deployments) {
+      const name = deployment.spec.template.metadata.labels['app.kubernetes.io/name']
+      const own = policies.filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === name)
+      expect(own).toHaveLength(1)
+      const openToAll = (own[0]!.spec.ingress ?? []).some((rule: { from?: unknown[] }) => !rule.from)
+      expect(openToAll).toBe(name === 'gateway')
+    }
+    // The service APIs accept the gateway (push and the worker reach accounts only for its key set).
+    const pushPolicy = policies.find((p) => p.metadata.name === 'push')!
+    expect(pushPolicy.spec.ingress[0].from).toEqual([
+      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } },
+    ])
+  })
+
+  it('has Services, one Ingress to the gateway, HPAs, PDBs and one migration Job per schema', () => {
+    const names = (kind: string) =>
+      objects
+        .filter((o) => o.kind === kind)
+        .map((o) => o.metadata.name)
+        .sort()
+    expect(names('Service')).toEqual(
+      expect.arrayContaining(['accounts', 'gateway', 'push'].map((n) => expect.stringContaining(n))),
+    )
+    expect(names('Service')).not.toContain('push-worker')
+    const ingresses = objects.filter((o) => o.kind === 'Ingress')
+    expect(ingresses).toHaveLength(1)
+    expect(ingresses[0]!.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway')
+    expect(names('HorizontalPodAutoscaler')).toEqual(['gateway', 'push-worker'])
+    for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
+      expect(unknownKeys(hpa.spec, 'HorizontalPodAutoscaler')).toEqual([])
+    expect(names('PodDisruptionBudget')).toEqual([...WORKLOADS].sort())
+    for (const pdb of objects.filter((o) => o.kind === 'PodDisruptionBudget'))
+      expect(unknownKeys(pdb.spec, 'PodDisruptionBudget')).toEqual([])
+    const jobs = objects.filter((o) => o.kind === 'Job')
+    expect(jobs.map((j) => j.spec.template.spec.containers[0].command.at(-1)).sort()).toEqual([
+      'accounts',
+      'push',
+    ])
+    for (const job of jobs) expect(job.spec.template.spec.restartPolicy).toBe('Never')
+    expect(objects.filter((o) => o.kind === 'ConfigMap')).toHaveLength(1)
+  })
+
+  it(
+    overlay === 'dev'
+      ? 'runs Postgres and Redis as StatefulSets with a generated Secret'
+      : 'uses external Postgres and Redis and a Secret managed outside git',
+    () => {
+      const statefulSets = objects.filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name)
+      const secrets = objects.filter((o) => o.kind === 'Secret')
+      if (overlay === 'dev') {
+        expect(statefulSets.sort()).toEqual(['postgres', 'redis'])
+        expect(secrets).toHaveLength(1)
+      } else {
+        expect(statefulSets).toEqual([])
+        expect(secrets).toEqual([])
+      }
+    },
+  )
+})
