@@ -35,7 +35,7 @@ COPY --from=build /app/packages/testing/package.json packages/testing/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production BIND_HOST=0.0.0.0 GATEWAY_HOST=0.0.0.0
+ENV NODE_ENV=production BIND_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules node_modules
 COPY --from=build --chown=root:root /app/package.json ./

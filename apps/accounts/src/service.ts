@@ -77,6 +77,7 @@ export async function createAccountsService(config: AccountsConfig) {
   const service = lifecycle({
     app,
     logger,
+    host: config.BIND_HOST,
     async afterStart() {
       // Redis may have lost the revocation list (restart without persistence): Postgres holds the record.
       const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')

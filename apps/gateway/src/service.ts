@@ -95,7 +95,7 @@ export async function createGateway(config: GatewayConfig) {
   const service = lifecycle({
     app,
     logger,
-    host: config.GATEWAY_HOST,
+    host: config.BIND_HOST,
     // Slow clients (slowloris): all headers within GATEWAY_HEADERS_TIMEOUT_MS, the whole request within
     // GATEWAY_REQUEST_TIMEOUT_MS, else 408 and the socket closes; checked every second.
     serverOptions: {

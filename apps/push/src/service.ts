@@ -44,6 +44,7 @@ export async function createPushService(config: PushConfig) {
   const service = lifecycle({
     app,
     logger,
+    host: config.BIND_HOST,
     async close() {
       await db.destroy()
       redis.disconnect()

@@ -163,6 +163,7 @@ export async function createPushWorker(config: PushConfig) {
   const service = lifecycle({
     app,
     logger,
+    host: config.BIND_HOST,
     afterStart() {
       const worker = (queue: string, process: (job: Job) => Promise<unknown>, concurrency: number) => {
         const w = new Worker(queue, process, {

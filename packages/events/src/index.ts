@@ -63,9 +63,9 @@ export const JOB_NAMES = {
 /** Redis connection for BullMQ: workers block, so commands must never time out (BullMQ's requirement). */
 export function createRedis(url: string, options: { forWorker?: boolean } = {}): Redis {
   return new Redis(url, {
+    // Producers give up on a command after a few reconnection attempts (the outbox keeps the event); commands sent
+    // before the connection is up wait for it rather than failing.
     maxRetriesPerRequest: options.forWorker ? null : 3,
-    enableOfflineQueue: options.forWorker ? true : false,
-    lazyConnect: false,
   })
 }
 

@@ -6,6 +6,8 @@ export const baseEnv = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The address clients use to reach the gateway; absolute URLs (Link headers, media) are built from it. */
   PUBLIC_URL: z.url().default('http://localhost:3000'),
+  /** The interface every process listens on: loopback by default, 0.0.0.0 in containers. */
+  BIND_HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/roost'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Namespace for every Redis key and BullMQ queue, so environments (and test runs) never collide. */

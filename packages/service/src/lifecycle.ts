@@ -15,15 +15,14 @@ export interface RunningService {
 export function lifecycle(options: {
   app: Express
   logger: Logger
-  host?: string
+  host: string
   /** Node server options, e.g. the gateway's `headersTimeout` and `requestTimeout`. */
   serverOptions?: http.ServerOptions
   close: () => Promise<void>
   /** Work to do after listening (workers, relays), stopped by `close`. */
   afterStart?: () => Promise<void> | void
 }): RunningService {
-  // Loopback unless told otherwise; containers set BIND_HOST=0.0.0.0 so other pods can reach the service.
-  const host = options.host ?? process.env.BIND_HOST ?? '127.0.0.1'
+  const { host } = options
   let server: http.Server | undefined
   let stopping: Promise<void> | undefined
   let url = ''
