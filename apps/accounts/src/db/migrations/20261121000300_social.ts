@@ -86,7 +86,9 @@ export async function up(db: Knex): Promise<void> {
     })
 
   await db.schema.createTable('notifications', (t) => {
-    id(t)
+    // A plain sequence, not a snowflake: the push payload carries `notification_id` as a JSON number (as
+    // Mastodon's does), and clients parse it into a double, exact only below 2^53.
+    t.bigIncrements('id').primary()
     /** The recipient. */
     account(t, 'account_id')
     account(t, 'from_account_id')
