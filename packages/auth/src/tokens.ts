@@ -19,16 +19,26 @@ export const SIGNING_ALGORITHM = 'ES256'
 
 export type Verification = { ok: true; token: AccessToken } | { ok: false; reason: 'invalid' | 'revoked' }
 
+/** How many verified signatures each process remembers, and for how long (bounds a removed key's reach). */
+const SIGNATURE_CACHE_SIZE = 10_000
+const SIGNATURE_CACHE_MS = 5 * 60_000
+
 /**
  * Verifies a bearer token: signature by one of the issuer's keys (ES256 only, so `alg: none`, HMAC and foreign
- * keys all fail), issuer, and the revocation list.
+ * keys all fail), issuer, and the revocation list. A token's signature is checked once and remembered for a few
+ * minutes (the ECDSA check is the costliest step of a request, and clients send the same token again and again);
+ * revocation is checked on every call.
  */
 export function createTokenVerifier(options: {
   issuer: string
   keys: JWTVerifyGetKey
   revocations: RevocationList
 }) {
-  return async function verify(raw: string): Promise<Verification> {
+  const verified = new Map<string, { token: AccessToken; until: number }>()
+
+  async function checkSignature(raw: string): Promise<AccessToken | undefined> {
+    const cached = verified.get(raw)
+    if (cached && cached.until > Date.now()) return cached.token
     let payload
     try {
       ;({ payload } = await jwtVerify(raw, options.keys, {
@@ -39,22 +49,28 @@ export function createTokenVerifier(options: {
       // The key set could not be fetched: the server's problem, not the client's token.
       if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError))
         throw new HttpError(503, 'There was a temporary problem serving your request, please try again')
-      return { ok: false, reason: 'invalid' }
+      return undefined
     }
-    const { jti, sub, scope, client_id: clientId } = payload as Record<string, unknown>
-    if (typeof jti !== 'string' || typeof scope !== 'string' || typeof clientId !== 'string')
-      return { ok: false, reason: 'invalid' }
-    if (await options.revocations.isRevoked(jti)) return { ok: false, reason: 'revoked' }
-    return {
-      ok: true,
-      token: {
-        tokenId: jti,
-        userId: typeof sub === 'string' ? sub : undefined,
-        clientId,
-        scopes: scope.split(' ').filter(Boolean),
-        raw,
-      },
+    const { jti, sub, scope, client_id: clientId, exp } = payload as Record<string, unknown>
+    if (typeof jti !== 'string' || typeof scope !== 'string' || typeof clientId !== 'string') return undefined
+    const token = {
+      tokenId: jti,
+      userId: typeof sub === 'string' ? sub : undefined,
+      clientId,
+      scopes: scope.split(' ').filter(Boolean),
+      raw,
     }
+    if (verified.size >= SIGNATURE_CACHE_SIZE) verified.delete(verified.keys().next().value!)
+    const until = Math.min(Date.now() + SIGNATURE_CACHE_MS, typeof exp === 'number' ? exp * 1000 : Infinity)
+    verified.set(raw, { token, until })
+    return token
+  }
+
+  return async function verify(raw: string): Promise<Verification> {
+    const token = await checkSignature(raw)
+    if (!token) return { ok: false, reason: 'invalid' }
+    if (await options.revocations.isRevoked(token.tokenId)) return { ok: false, reason: 'revoked' }
+    return { ok: true, token }
   }
 }
 
