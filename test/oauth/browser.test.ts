@@ -1,5 +1,5 @@
-import { chromium } from 'playwright-core'
 import type { Browser } from 'playwright-core'
+import { launchChromium } from '@roost/testing'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { pkce } from './code-flow'
@@ -8,19 +8,7 @@ let stack: Stack
 let browser: Browser
 beforeAll(async () => {
   stack = await startStack()
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { Redis } from 'ioredis'
 import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
-import { createDatabase, migrateToLatest } from '@roost/db'
+import { createDatabase, migrateSchema } from '@roost/db'
 import { createProducers } from '@roost/events'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { AccountsConfig } from './config'
@@ -22,14 +22,7 @@ import { createOutboxRelay } from './outbox/relay'
 
 export const SCHEMA = 'accounts'
 
-export const migrateAccounts = async (databaseUrl: string) => {
-  const db = createDatabase(databaseUrl, SCHEMA, { min: 0, max: 1 })
-  try {
-    return await migrateToLatest(db, SCHEMA, migrations)
-  } finally {
-    await db.destroy()
-  }
-}
+export const migrateAccounts = (databaseUrl: string) => migrateSchema(databaseUrl, SCHEMA, migrations)
 
 /** The accounts service: the OAuth server, accounts, relationships, statuses and notifications. */
 export async function createAccountsService(config: AccountsConfig) {

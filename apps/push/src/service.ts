@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import { createRemoteJWKSet } from 'jose'
 import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
-import { createDatabase, migrateToLatest } from '@roost/db'
+import { createDatabase, migrateSchema } from '@roost/db'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { PushConfig } from './config'
 import { subscriptionRoutes } from './api/v1/push/subscription'
@@ -9,14 +9,7 @@ import { migrations } from './db/migrations'
 
 export const SCHEMA = 'push'
 
-export const migratePush = async (databaseUrl: string) => {
-  const db = createDatabase(databaseUrl, SCHEMA, { min: 0, max: 1 })
-  try {
-    return await migrateToLatest(db, SCHEMA, migrations)
-  } finally {
-    await db.destroy()
-  }
-}
+export const migratePush = (databaseUrl: string) => migrateSchema(databaseUrl, SCHEMA, migrations)
 
 /** The push subscription API (`/api/v1/push/subscription`). The workers are in worker.ts. */
 export async function createPushService(config: PushConfig) {

@@ -48,6 +48,16 @@ export async function migrateToLatest(db: Knex, schema: string, migrations: Migr
   return applied
 }
 
+/** Migrates one service's schema in a database on a short-lived connection (the migrate command, tests). */
+export async function migrateSchema(url: string, schema: string, migrations: Migration[]): Promise<string[]> {
+  const db = createDatabase(url, schema, { min: 0, max: 1 })
+  try {
+    return await migrateToLatest(db, schema, migrations)
+  } finally {
+    await db.destroy()
+  }
+}
+
 /**
  * Keyset pagination over an id column, newest first (Mastodon's `paginate_by_id`):
  * `max_id` → id < max_id; `since_id` → id > since_id; `min_id` → the page right after min_id, read ascending and

@@ -1,2 +1,3 @@
 export * from './environment'
 export * from './push-receiver'
+export * from './browser'
