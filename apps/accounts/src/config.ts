@@ -31,6 +31,12 @@ export const accountsEnv = baseEnv.extend({
    * not send mail yet, so this is off unless set, and confirmation is then done by an admin or the CLI).
    */
   REQUIRE_EMAIL_CONFIRMATION: envFlag(false),
+  /**
+   * Mastodon's follow ceiling (FollowLimitValidator): an account may follow this many accounts, or above that
+   * its followers_count × MAX_FOLLOWS_RATIO, whichever is larger.
+   */
+  MAX_FOLLOWS_THRESHOLD: z.coerce.number().int().min(0).default(7500),
+  MAX_FOLLOWS_RATIO: z.coerce.number().min(0).default(1.1),
   /** The server's name in /api/v2/instance. */
   INSTANCE_TITLE: z.string().default('Roost'),
   /** A short description for /api/v2/instance. */

@@ -197,6 +197,30 @@ describe('GET /api/v1/accounts/search', () => {
     expect((await search({ q: 'a', limit: 'lots' }).expect(200)).body).toEqual([])
   })
 
+  it('following=true keeps only accounts the viewer follows; resolve is accepted and changes nothing', async () => {
+    const fan = await stack.createUser({ username: 'fan_of_bees' })
+    const followed = await stack.createUser({ username: 'bee_keeper' })
+    await stack.createUser({ username: 'bee_watcher' })
+    const fanToken = await stack.userToken('read follow', fan)
+    await stack.api().post(`/api/v1/accounts/${followed.accountId}/follow`).set(bearer(fanToken)).expect(200)
+    const usernames = (res: { body: { username: string }[] }) => res.body.map((a) => a.username)
+
+    expect(usernames(await search({ q: 'bee' }, fanToken).expect(200))).toEqual(['bee_keeper', 'bee_watcher'])
+    expect(usernames(await search({ q: 'bee', following: 'true' }, fanToken).expect(200))).toEqual([
+      'bee_keeper',
+    ])
+    expect(usernames(await search({ q: 'bee', following: 'false' }, fanToken).expect(200))).toHaveLength(2)
+    // Following is the viewer's: alice follows nobody.
+    expect((await search({ q: 'bee', following: true }).expect(200)).body).toEqual([])
+    expect(usernames(await search({ q: 'bee', resolve: 'true' }, fanToken).expect(200))).toEqual([
+      'bee_keeper',
+      'bee_watcher',
+    ])
+    expect(
+      usernames(await search({ q: 'bee', resolve: true, following: true }, fanToken).expect(200)),
+    ).toEqual(['bee_keeper'])
+  })
+
   it('requires q (400), a user (422) and a token (401)', async () => {
     const missing = await search({}).expect(400)
     expect(missing.body).toEqual({ error: 'param is missing or the value is empty or invalid: q' })

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { forbidden, recordNotFound } from '@roost/service'
+import { forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
 
 /** A mute counts until it expires; expired rows are ignored everywhere and deleted lazily (`forgetExpiredMutes`). */
@@ -70,15 +70,39 @@ export async function deleteFollow(trx: Knex, accountId: string, targetId: strin
 
 export type FollowOutcome = 'followed' | 'requested' | 'updated'
 
+export interface FollowCeiling {
+  threshold: number
+  ratio: number
+}
+
+/** Mastodon's FollowLimitValidator: the threshold, or once past it, followers × ratio if that is larger. */
+export function followLimit(ceiling: FollowCeiling, following: number, followers: number): number {
+  if (following < ceiling.threshold) return ceiling.threshold
+  return Math.max(Math.round(followers * ceiling.ratio), ceiling.threshold)
+}
+
+/** Refuses a new follow or request (422) when the actor already follows as many accounts as it may. */
+async function checkFollowLimit(trx: Knex, actorId: string, ceiling: FollowCeiling) {
+  // Locking the actor's row makes two follows at once by the same account count one after the other.
+  const counts = await trx('accounts')
+    .where({ id: actorId })
+    .forUpdate()
+    .first('following_count', 'followers_count')
+  const limit = followLimit(ceiling, counts.following_count, counts.followers_count)
+  if (counts.following_count >= limit)
+    throw unprocessable(`Validation failed: You cannot follow more than ${limit} people`)
+}
+
 /**
  * Mastodon's FollowService for local accounts: updates an existing follow or request with the options given,
- * else follows an unlocked account at once or asks a locked one.
+ * else (within the follow ceiling) follows an unlocked account at once or asks a locked one.
  */
 export async function follow(
   trx: Knex,
   actor: AccountRow,
   target: AccountRow,
   options: FollowOptions,
+  ceiling: FollowCeiling,
 ): Promise<FollowOutcome> {
   if (actor.id === target.id) throw forbidden('Following your own account is not allowed')
   if (target.suspended_at) throw recordNotFound()
@@ -91,6 +115,7 @@ export async function follow(
       return 'updated'
     }
   }
+  await checkFollowLimit(trx, actor.id, ceiling)
   if (target.locked || actor.silenced_at) {
     // A concurrent request for the same pair wins the race; this one then changes nothing.
     const [row] = await trx('follow_requests')

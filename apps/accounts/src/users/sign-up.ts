@@ -118,14 +118,23 @@ export async function validateSignUp(
   return { username, email, password, reason, locale: locale && LOCALE.test(locale) ? locale : 'en' }
 }
 
-/** Creates the user of a validated sign-up in the state the server's registration mode gives it. */
-export async function registerUser(db: Knex, config: AccountsConfig, signUp: SignUp, applicationId: string) {
+/**
+ * Creates the user of a validated sign-up in the state the server's registration mode gives it; an IP rule
+ * (`requiresApproval`) makes it wait for a moderator even when registrations are open.
+ */
+export async function registerUser(
+  db: Knex,
+  config: AccountsConfig,
+  signUp: SignUp,
+  applicationId: string,
+  options: { requiresApproval?: boolean } = {},
+) {
   return createUser(db, {
     username: signUp.username,
     email: signUp.email,
     password: signUp.password,
     locale: signUp.locale,
-    approved: config.REGISTRATIONS_MODE === 'open',
+    approved: config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval,
     confirmed: !config.REQUIRE_EMAIL_CONFIRMATION,
     signUpReason: signUp.reason,
     createdByApplicationId: applicationId,

@@ -38,11 +38,17 @@ export const follow = action(async (ctx, trx, actor, target, req) => {
   const languages = given ? stringArray(p, 'languages') : undefined
   if (languages?.some((l) => !ISO_639_1.test(l)))
     throw unprocessable('Validation failed: Languages contains invalid language codes')
-  const outcome = await relationships.follow(trx, actor, target, {
-    reblogs: optionalBoolean(p, 'reblogs'),
-    notify: optionalBoolean(p, 'notify'),
-    languages: languages === undefined ? undefined : languages.length ? languages : null,
-  })
+  const outcome = await relationships.follow(
+    trx,
+    actor,
+    target,
+    {
+      reblogs: optionalBoolean(p, 'reblogs'),
+      notify: optionalBoolean(p, 'notify'),
+      languages: languages === undefined ? undefined : languages.length ? languages : null,
+    },
+    { threshold: ctx.config.MAX_FOLLOWS_THRESHOLD, ratio: ctx.config.MAX_FOLLOWS_RATIO },
+  )
   if (outcome === 'followed')
     await notify(ctx, trx, { type: 'follow', recipientId: target.id, senderId: actor.id })
   if (outcome === 'requested')

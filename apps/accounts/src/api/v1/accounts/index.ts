@@ -3,6 +3,7 @@ import { DEFAULT_ACCOUNTS_LIMIT, forbidden, params, unprocessable } from '@roost
 import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import type { ApplicationRow } from '../../../oauth/applications'
+import { clientAddress, ipSignUpSeverity } from '../../../ip_blocks/rules'
 import { issueToken } from '../../../oauth/tokens'
 import { isId, visibleAccounts } from '../../../users/accounts'
 import { registerUser, validateSignUp } from '../../../users/sign-up'
@@ -17,6 +18,10 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   if (token.userId) throw forbidden('This method requires an client credentials authentication')
   // Closed registrations answer Rails' `forbidden` before any validation (the generic status text).
   if (ctx.config.REGISTRATIONS_MODE === 'none') throw forbidden('Forbidden')
+  // IP rules (Mastodon's `allowed_registration?` and User#sign_up_from_ip_requires_approval?). The gateway
+  // already refuses blocked addresses; this is the service's own check, from the rules in its database.
+  const severity = await ipSignUpSeverity(ctx, clientAddress(req))
+  if (severity === 'sign_up_block' || severity === 'no_access') throw forbidden('Forbidden')
 
   const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: token.clientId }).first()
   if (!app) throw unprocessable('The application no longer exists')
@@ -24,7 +29,9 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   const signUp = await validateSignUp(ctx.db, ctx.config, params(req))
   let userId: string
   try {
-    ;({ userId } = await registerUser(ctx.db, ctx.config, signUp, app.id))
+    ;({ userId } = await registerUser(ctx.db, ctx.config, signUp, app.id, {
+      requiresApproval: severity === 'sign_up_requires_approval',
+    }))
   } catch (err) {
     // Two sign-ups with the same name or address at once: the unique index decides, as Rails' "Duplicate record".
     if ((err as { code?: string }).code === '23505') throw unprocessable('Duplicate record')

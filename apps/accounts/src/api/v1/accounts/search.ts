@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, paramMissing, params, readPage } from '@roost/service'
+import { castBoolean, DEFAULT_ACCOUNTS_LIMIT, paramMissing, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
@@ -15,20 +15,30 @@ export function readOffset(value: unknown): number {
 /**
  * Local accounts whose username or display name starts with `q` (a leading `@` and our own domain are
  * ignored). Exact username matches come first, then by username. Suspended accounts are not searchable.
+ * With `followedBy`, only accounts that account follows.
  */
 export async function searchAccounts(
   ctx: AccountsContext,
   q: string,
   limit: number,
   offset: number,
+  followedBy?: string,
 ): Promise<AccountRow[]> {
   const host = new URL(ctx.config.PUBLIC_URL).host.toLowerCase()
   let term = q.trim().replace(/^@/, '')
   if (term.toLowerCase().endsWith(`@${host}`)) term = term.slice(0, -(host.length + 1))
   if (!term || limit === 0) return []
   const prefix = `${escapeLike(term)}%`
-  return visibleAccounts(ctx.db)
-    .whereNull('accounts.suspended_at')
+  const query = visibleAccounts(ctx.db).whereNull('accounts.suspended_at')
+  if (followedBy)
+    query.whereExists((e) =>
+      e
+        .select(ctx.db.raw('1'))
+        .from('follows')
+        .where('follows.account_id', followedBy)
+        .whereRaw('follows.target_account_id = accounts.id'),
+    )
+  return query
     .where((w) =>
       w.whereRaw('accounts.username ilike ?', [prefix]).orWhereRaw('accounts.display_name ilike ?', [prefix]),
     )
@@ -39,14 +49,15 @@ export async function searchAccounts(
 }
 
 /**
- * GET /api/v1/accounts/search?q= (api-reference §3.9). `resolve` has nothing to resolve (no federation) and
- * `following` (only accounts you follow) is not applied yet: follows belong to the relationships part.
+ * GET /api/v1/accounts/search?q= (api-reference §3.9). `following=true`: only accounts you follow. `resolve` is
+ * accepted and ignored: every account is local, there is nothing to look up elsewhere.
  */
 export async function searchAccountsRoute(ctx: AccountsContext, req: Request, res: Response) {
-  await requireUser(ctx, req)
+  const { account } = await requireUser(ctx, req)
   const p = params(req)
   if (typeof p.q !== 'string' || !p.q.trim()) throw paramMissing('q')
   const { limit } = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
-  const rows = await searchAccounts(ctx, p.q, limit, readOffset(p.offset))
+  const following = castBoolean(p.following) === true
+  const rows = await searchAccounts(ctx, p.q, limit, readOffset(p.offset), following ? account.id : undefined)
   res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
 }

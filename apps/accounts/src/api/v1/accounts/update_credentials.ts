@@ -1,10 +1,13 @@
 import type { Request, Response } from 'express'
+import type { Knex } from '@roost/db'
 import { castBoolean, params, uploadedFile } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { storeImage } from '../../../media/storage'
+import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
+import { acceptFollowRequest } from '../follow_requests'
 import { invalid, text, tooLong, Validation } from '../../../users/validation'
 import { credentialAccount } from './verify_credentials'
 
@@ -72,6 +75,21 @@ async function readImage(ctx: AccountsContext, req: Request, field: 'avatar' | '
 }
 
 /**
+ * Unlocking an account accepts every pending request to it, except from silenced accounts (Mastodon's
+ * UpdateAccountService#authorize_all_follow_requests; done in the same transaction here, not in a worker).
+ */
+async function acceptPendingFollowRequests(ctx: AccountsContext, trx: Knex, current: CurrentUser) {
+  const pending = await trx('follow_requests')
+    .join('accounts', 'accounts.id', 'follow_requests.account_id')
+    .where('follow_requests.target_account_id', current.account.id)
+    .whereNull('accounts.silenced_at')
+    .orderBy('follow_requests.id')
+    .forUpdate()
+    .select('follow_requests.*')
+  for (const request of pending) await acceptFollowRequest(ctx, trx, request)
+}
+
+/**
  * PATCH /api/v1/accounts/update_credentials (api-reference §3.4): absent params leave things unchanged.
  * Account fields are validated (422 with `details`); `source[...]` settings that are not valid are ignored,
  * as Mastodon saves them without raising.
@@ -126,6 +144,9 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
         .where({ id: current.account.id })
         .update({ ...account, updated_at: trx.fn.now() })
     if (Object.keys(user).length) await trx('users').where({ id: current.user.id }).update(user)
+    if (current.account.locked && account.locked === false)
+      await acceptPendingFollowRequests(ctx, trx, current)
   })
+  ctx.outbox.wake()
   res.json(await credentialAccount(ctx, await requireUser(ctx, req)))
 }

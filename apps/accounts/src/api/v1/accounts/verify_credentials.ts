@@ -4,14 +4,20 @@ import { renderCredentialAccount, urlsOf } from '../../../entities/account'
 import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
 
-/**
- * Pending follow requests to the user, counted up to 40 as Mastodon does. Follow requests belong to the
- * relationships part of the service; until that table exists there are none.
- */
+/** Mastodon counts pending follow requests only this far (`follow_requests.limit(40).count`). */
+export const FOLLOW_REQUESTS_COUNT_MAX = 40
+
+/** Pending follow requests to the account, counted up to 40, from the same requesters GET /follow_requests lists. */
 export async function countPendingFollowRequests(ctx: AccountsContext, accountId: string): Promise<number> {
-  void ctx
-  void accountId
-  return 0
+  const pending = ctx
+    .db('follow_requests')
+    .join('accounts', 'accounts.id', 'follow_requests.account_id')
+    .where('follow_requests.target_account_id', accountId)
+    .whereNull('accounts.suspended_at')
+    .select('follow_requests.id')
+    .limit(FOLLOW_REQUESTS_COUNT_MAX)
+  const [row] = await ctx.db.from(pending.as('pending')).count<{ count: string }[]>({ count: '*' })
+  return Number(row?.count ?? 0)
 }
 
 /** The signed-in user as a CredentialAccount (Account + source + role). */
