@@ -13,6 +13,6 @@ export default async function globalTeardown() {
     const stream = redis.scanStream({ match: `*roost-test-${run}-*`, count: 1000 })
     for await (const keys of stream) if ((keys as string[]).length) await redis.unlink(...(keys as string[]))
   } finally {
-    redis.disconnect()
+    await redis.quit().catch(() => redis.disconnect())
   }
 }

@@ -42,7 +42,7 @@ export function eventPublisher(stack: Stack) {
     },
     async close() {
       await producers.close()
-      connection.disconnect()
+      await connection.quit().catch(() => connection.disconnect())
     },
   }
 }

@@ -73,7 +73,7 @@ async function withModeration(config: BaseConfig, db: Knex, run: (ctx: Moderatio
     await outbox.flush()
   } finally {
     await producers.close()
-    redis.disconnect()
+    await redis.quit().catch(() => redis.disconnect())
   }
 }
 

@@ -82,7 +82,7 @@ export async function createAccountsService(config: AccountsConfig) {
       await outbox.stop()
       await producers.close()
       await db.destroy()
-      redis.disconnect()
+      await redis.quit().catch(() => redis.disconnect())
     },
   })
   return { ...service, app, ctx, routes: api.routes }

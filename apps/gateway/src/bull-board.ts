@@ -132,7 +132,7 @@ export function mountBullBoard(
   return {
     async close() {
       await Promise.all(queues.map((queue) => queue.close()))
-      redis.disconnect()
+      await redis.quit().catch(() => redis.disconnect())
     },
   }
 }

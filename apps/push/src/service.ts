@@ -40,7 +40,7 @@ export async function createPushService(config: PushConfig) {
     host: config.BIND_HOST,
     async close() {
       await db.destroy()
-      redis.disconnect()
+      await redis.quit().catch(() => redis.disconnect())
     },
   })
   return { ...service, app, db, routes: api.routes }

@@ -22,7 +22,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await accountEvents.close()
-  redis.disconnect()
+  await redis.quit().catch(() => redis.disconnect())
   await stack.stop()
 })
 

@@ -118,7 +118,7 @@ describe('roost accounts (CLI)', () => {
       })
     } finally {
       await queue.close()
-      redis.disconnect()
+      await redis.quit().catch(() => redis.disconnect())
     }
     expect((await stack.api().get(`/api/v1/accounts/${u.accountId}`)).body.suspended).toBe(true)
     expect((await roost('accounts', 'unsuspend', 'cli_victim')).code).toBe(0)
