@@ -114,6 +114,12 @@ describe('push delivery', () => {
     await receiver.waitFor(() => receiver.messagesFor(user.endpoint).length >= 1)
     await stack.drain()
     expect(receiver.messagesFor(user.endpoint)).toHaveLength(1)
+
+    // Still once after the finished jobs are gone from Redis (BullMQ keeps completed jobs for an hour only).
+    await stack.pushWorker.queues.deliveries.clean(0, 1000, 'completed')
+    await events.publish(event, 'replayed-after-cleanup')
+    await stack.drain()
+    expect(receiver.messagesFor(user.endpoint)).toHaveLength(1)
   })
 
   it('drops notifications older than 48 hours', async () => {

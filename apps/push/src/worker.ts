@@ -78,19 +78,35 @@ export async function createPushWorker(config: PushConfig) {
     const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
       isPushable(s, event),
     )
-    await queues.deliveries.addBulk(
-      subscriptions.map((s) => ({
-        name: DELIVERY_JOB_NAME,
-        data: { subscriptionId: String(s.id), event },
-        opts: {
-          jobId: deliveryJobId(event.notificationId, String(s.id)),
-          attempts: config.PUSH_DELIVERY_ATTEMPTS,
-          backoff: { type: 'push' },
-          removeOnComplete: { age: 3600, count: 10_000 },
-          removeOnFail: { age: 7 * 24 * 3600 },
-        },
-      })),
+    // One delivery per notification and subscription, ever: a key per pair lives as long as a notification is
+    // worth pushing (48 h). The job id alone would dedupe only while BullMQ keeps the finished job (an hour).
+    const keys = subscriptions.map(
+      (s) => `${prefix}:pushed:${deliveryJobId(event.notificationId, String(s.id))}`, // one hash slot: MULTI works on a Cluster
     )
+    const claims = connection.multi()
+    for (const key of keys) claims.set(key, '1', 'EX', PUSH_TTL_SECONDS, 'NX')
+    const results = (await claims.exec()) ?? []
+    const claimed = subscriptions.filter((_, i) => results[i]?.[1] === 'OK')
+    try {
+      await queues.deliveries.addBulk(
+        claimed.map((s) => ({
+          name: DELIVERY_JOB_NAME,
+          data: { subscriptionId: String(s.id), event },
+          opts: {
+            jobId: deliveryJobId(event.notificationId, String(s.id)),
+            attempts: config.PUSH_DELIVERY_ATTEMPTS,
+            backoff: { type: 'push' },
+            removeOnComplete: { age: 3600, count: 10_000 },
+            removeOnFail: { age: 7 * 24 * 3600 },
+          },
+        })),
+      )
+    } catch (err) {
+      // Not queued: release the claims so the fan-out's retry can queue them.
+      const claimedKeys = keys.filter((_, i) => results[i]?.[1] === 'OK')
+      if (claimedKeys.length) await connection.del(...claimedKeys)
+      throw err
+    }
   }
 
   async function deliver(job: Job) {
