@@ -229,6 +229,90 @@ describe('masto.js against Roost', () => {
     expect(gone).toMatchObject({ statusCode: 404, message: 'Not Found' })
   })
 
+  it('reads the instance, uploads media, posts with it, and sees favourites and boosts as notifications', async () => {
+    // What an app fetches first: the server's limits and its VAPID key.
+    const instance = await client().v2.instance.fetch()
+    expect(instance.configuration.vapid.publicKey).toBe(stack.env.VAPID_PUBLIC_KEY)
+    expect(instance.configuration.statuses.maxCharacters).toEqual(expect.any(Number))
+
+    const media = await alice.api.v2.media.create({
+      file: new Blob([PNG], { type: 'image/png' }),
+      description: 'A dot',
+    })
+    expect(media).toMatchObject({ type: 'image', description: 'A dot' })
+    expect(media.url).toMatch(new RegExp(`^${stack.url}/media/`))
+    const status = await alice.api.v1.statuses.create({
+      status: 'A picture',
+      mediaIds: [media.id],
+      visibility: 'public',
+    })
+    expect(status.mediaAttachments.map((attachment) => attachment.id)).toEqual([media.id])
+    // masto polled GET /api/v1/media/:id above; like Mastodon, it only shows media not yet on a status.
+    await expect(alice.api.v1.media.$select(media.id).fetch()).rejects.toMatchObject({ statusCode: 404 })
+    const pending = await alice.api.v2.media.create({
+      file: new Blob([PNG], { type: 'image/png' }),
+      skipPolling: true, // polled once already above; this one is fetched by hand
+    })
+    expect(await alice.api.v1.media.$select(pending.id).fetch()).toMatchObject({
+      id: pending.id,
+      url: pending.url,
+    })
+
+    const frank = await signUp('frank')
+    await expect(frank.api.v1.media.$select(pending.id).fetch()).rejects.toMatchObject({ statusCode: 404 })
+    expect(await frank.api.v1.statuses.$select(status.id).favourite()).toMatchObject({ favourited: true })
+    const boost = await frank.api.v1.statuses.$select(status.id).reblog()
+    expect(boost.reblog).toMatchObject({ id: status.id, reblogged: true })
+
+    await stack.drain()
+    const notifications = await alice.api.v1.notifications.list({ types: ['favourite', 'reblog'] })
+    expect(notifications.map((n) => [n.type, n.account.username, n.status?.id])).toEqual([
+      ['reblog', 'frank', status.id],
+      ['favourite', 'frank', status.id],
+    ])
+
+    // Deleting answers with the deleted status (its text, for "delete and redraft").
+    expect(await alice.api.v1.statuses.$select(status.id).remove()).toMatchObject({
+      id: status.id,
+      text: 'A picture',
+    })
+    const deleted = await frank.api.v1.statuses
+      .$select(status.id)
+      .fetch()
+      .catch((e: unknown) => e)
+    expect(deleted).toMatchObject({ statusCode: 404 })
+  })
+
+  it('maps a failed sign-up to MastoHttpError with Mastodon’s per-field details', async () => {
+    const app = await client().v1.apps.create({
+      clientName: 'masto e2e',
+      redirectUris: REDIRECT,
+      scopes: SCOPES,
+    })
+    const appToken = await createOAuthAPIClient({ url: stack.url }).token.create({
+      grantType: 'client_credentials',
+      clientId: app.clientId!,
+      clientSecret: app.clientSecret!,
+      redirectUri: REDIRECT,
+      scope: SCOPES,
+    })
+    const error = await client(appToken.accessToken)
+      .v1.accounts.create({
+        username: 'alice',
+        email: 'another@example.test',
+        password: 'correct horse battery staple',
+        agreement: true,
+        locale: 'en',
+      })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(MastoHttpError)
+    expect(error).toMatchObject({
+      statusCode: 422,
+      message: 'Validation failed: Username has already been taken',
+      details: { username: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] },
+    })
+  })
+
   it('maps a 404 to MastoHttpError with the status and Mastodon’s message', async () => {
     const error = await alice.api.v1.accounts
       .$select('999999999')
