@@ -126,6 +126,13 @@ describe('megalodon against Roost', () => {
     const [fromCarol] = (await carol.api.getRelationships([aliceId])).data
     expect(fromCarol).toMatchObject({ id: aliceId, followed_by: true, following: false })
 
+    expect((await alice.api.blockAccount(carolId)).data).toMatchObject({ blocking: true, following: false })
+    expect((await alice.api.unblockAccount(carolId)).data).toMatchObject({ blocking: false })
+    const muted = await alice.api.muteAccount(carolId, false)
+    expect(muted.data).toMatchObject({ muting: true, muting_notifications: false })
+    expect((await alice.api.unmuteAccount(carolId)).data).toMatchObject({ muting: false })
+    await alice.api.followAccount(carolId)
+
     const unfollowed = await alice.api.unfollowAccount(carolId)
     expect(unfollowed.data).toMatchObject({ id: carolId, following: false })
     const relationships = (await alice.api.getRelationships([carolId, aliceId])).data
@@ -188,6 +195,14 @@ describe('megalodon against Roost', () => {
     expect(deleted.data).toEqual({})
     const gone = await alice.api.getPushSubscription().catch((e: unknown) => e)
     expect(statusOf(gone)).toBe(404)
+  })
+
+  it('reads the instance and the notifications an app shows', async () => {
+    const instance = await client(null).getInstance()
+    expect(instance.data).toMatchObject({ title: expect.any(String) })
+    const notifications = await alice.api.getNotifications({ limit: 40 })
+    const follows = notifications.data.filter((n) => n.type === 'follow').map((n) => n.account?.username)
+    expect(follows.sort()).toEqual(['dave', 'fan1', 'fan2', 'fan3', 'fan4', 'fan5'])
   })
 
   it('revokes the token; the token stops working', async () => {
