@@ -95,6 +95,7 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/statuses/:id/unpin', ACCOUNTS, 'required', ['write:accounts']),
   route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media']),
   route('POST', '/api/v2/media', ACCOUNTS, 'required', ['write:media']),
+  route('GET', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
   route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
 

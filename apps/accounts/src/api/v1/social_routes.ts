@@ -7,7 +7,7 @@ import { relationships } from './accounts/relationships'
 import { accountStatuses } from './accounts/statuses'
 import { listBlocks } from './blocks'
 import { authorizeFollowRequest, listFollowRequests, rejectFollowRequest } from './follow_requests'
-import { uploadMedia } from './media'
+import { showMedia, uploadMedia } from './media'
 import { listMutes } from './mutes'
 import { clearNotifications, dismissNotification, getNotification, listNotifications } from './notifications'
 import { favourite, pin, reblogStatus, unfavourite, unpin, unreblogStatus } from './statuses/actions'
@@ -31,6 +31,7 @@ export function addSocialRoutes(api: ReturnType<typeof serviceRoutes>, ctx: Acco
   api.post('/api/v1/statuses/:id/unpin', on(unpin))
   api.post('/api/v1/media', on(uploadMedia))
   api.post('/api/v2/media', on(uploadMedia))
+  api.get('/api/v1/media/:id', on(showMedia))
   api.get('/api/v1/timelines/public', on(publicTimeline))
 
   api.get('/api/v1/accounts/relationships', on(relationships))

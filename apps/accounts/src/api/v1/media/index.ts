@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
-import { paramMissing, uploadedFile } from '@roost/service'
+import { paramMissing, recordNotFound, uploadedFile } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { urlsOf } from '../../../domain/records'
+import { parseId, urlsOf } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeImage } from '../../../media/storage'
@@ -31,4 +31,19 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
     })
     .returning('*')
   res.json(renderMediaAttachment(row!, urlsOf(ctx)))
+}
+
+/**
+ * GET /api/v1/media/:id — one of the caller's attachments that is not on a status yet (Mastodon's
+ * `MediaController#show`; attached or someone else's → 404). masto.js polls it after every v2 upload until `url`
+ * is set, and treats 404 as "still processing", so without it an upload never finishes.
+ */
+export async function showMedia(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const id = parseId(req.params.id)
+  const row: MediaAttachmentRow | undefined = id
+    ? await ctx.db('media_attachments').where({ id, account_id: account.id, status_id: null }).first()
+    : undefined
+  if (!row) throw recordNotFound()
+  res.json(renderMediaAttachment(row, urlsOf(ctx)))
 }
