@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express'
 import type { Redis } from 'ioredis'
 import type { RevocationList, TokenVerifier } from '@roost/auth'
 import type { Knex } from '@roost/db'
@@ -17,3 +18,9 @@ export interface AccountsContext {
   revocations: RevocationList
   outbox: OutboxRelay
 }
+
+export type AccountsHandler = (ctx: AccountsContext, req: Request, res: Response) => unknown
+
+/** Binds handlers written as `(ctx, req, res)` to the service's context, for route registration. */
+export const bindContext = (ctx: AccountsContext) => (fn: AccountsHandler) => (req: Request, res: Response) =>
+  fn(ctx, req, res)

@@ -1,4 +1,3 @@
-import type { Request, Response } from 'express'
 import { Redis } from 'ioredis'
 import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
 import { createDatabase, migrateSchema } from '@roost/db'
@@ -7,18 +6,10 @@ import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecyc
 import type { AccountsConfig } from './config'
 import type { AccountsContext } from './context'
 import { migrations } from './db/migrations'
-import { addIpBlockRoutes } from './api/v1/admin/ip_blocks'
 import { publishIpRules } from './ip_blocks/rules'
-import { addSocialRoutes } from './api/v1/social_routes'
-import { createApplication, verifyApplication } from './oauth/applications'
-import { decideAuthorization, showAuthorization } from './oauth/authorize'
-import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { loadSigningKeys } from './oauth/keys'
-import { revoke } from './oauth/revoke'
-import { token } from './oauth/token'
-import { serveMedia } from './media/storage'
-import { profileRoutes } from './api/profiles'
 import { createOutboxRelay } from './outbox/relay'
+import { accountsRoutes } from './routes'
 
 export const SCHEMA = 'accounts'
 
@@ -48,22 +39,8 @@ export async function createAccountsService(config: AccountsConfig) {
   })
   app.use(bodyParsers({ fileBytes: 16 * 1024 * 1024 }))
 
-  const on =
-    (fn: (ctx: AccountsContext, req: Request, res: Response) => unknown) => (req: Request, res: Response) =>
-      fn(ctx, req, res)
   const api = serviceRoutes('accounts', verify)
-  api.post('/api/v1/apps', on(createApplication))
-  api.get('/api/v1/apps/verify_credentials', on(verifyApplication))
-  api.get('/oauth/authorize', on(showAuthorization))
-  api.post('/oauth/authorize', on(decideAuthorization))
-  api.post('/oauth/token', on(token))
-  api.post('/oauth/revoke', on(revoke))
-  api.get('/oauth/jwks', on(jwks))
-  api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
-  api.get('/media/:file', on(serveMedia))
-  addIpBlockRoutes(api, ctx)
-  profileRoutes(api, ctx)
-  addSocialRoutes(api, ctx)
+  accountsRoutes(api, ctx)
   api.mount(app)
   finishApp(app)
 

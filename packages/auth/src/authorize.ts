@@ -94,3 +94,5 @@ export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
     },
   }
 }
+
+export type ServiceRoutes = ReturnType<typeof serviceRoutes>

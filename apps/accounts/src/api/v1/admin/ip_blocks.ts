@@ -1,7 +1,7 @@
 import net from 'node:net'
 import type { Request, Response } from 'express'
 import { IP_SEVERITIES } from '@roost/auth'
-import type { IpSeverity, serviceRoutes } from '@roost/auth'
+import type { IpSeverity } from '@roost/auth'
 import { paginate } from '@roost/db'
 import { forbidden, linkHeader, params, readPage, recordNotFound, unprocessable, zText } from '@roost/service'
 import type { Params } from '@roost/service'
@@ -157,16 +157,4 @@ export async function deleteIpBlock(ctx: AccountsContext, req: Request, res: Res
   await ctx.db('ip_blocks').where({ id: existing.id }).delete()
   await publishIpRules(ctx)
   res.json({})
-}
-
-/** The IP blocks admin API: one line in service.ts. */
-export function addIpBlockRoutes(api: ReturnType<typeof serviceRoutes>, ctx: AccountsContext) {
-  const on =
-    (fn: (ctx: AccountsContext, req: Request, res: Response) => unknown) => (req: Request, res: Response) =>
-      fn(ctx, req, res)
-  api.get('/api/v1/admin/ip_blocks', on(listIpBlocks))
-  api.get('/api/v1/admin/ip_blocks/:id', on(showIpBlock))
-  api.post('/api/v1/admin/ip_blocks', on(createIpBlock))
-  api.put('/api/v1/admin/ip_blocks/:id', on(updateIpBlock))
-  api.delete('/api/v1/admin/ip_blocks/:id', on(deleteIpBlock))
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express'
-import type { serviceRoutes } from '@roost/auth'
+import type { ServiceRoutes } from '@roost/auth'
 import type { Knex } from '@roost/db'
 import { NOTIFICATION_TYPES } from '@roost/events'
 import type { Params } from '@roost/service'
@@ -14,8 +14,6 @@ import {
   replaceSubscription,
   updateData,
 } from '../../../subscriptions/store'
-
-type Routes = ReturnType<typeof serviceRoutes>
 
 const PATH = '/api/v1/push/subscription'
 
@@ -95,7 +93,7 @@ export const webPushSubscription = (row: SubscriptionRow, serverKey: string) => 
 })
 
 /** `/api/v1/push/subscription`: the calling token's one subscription. */
-export function subscriptionRoutes(api: Routes, db: Knex, config: PushConfig) {
+export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushConfig) {
   const entity = (row: SubscriptionRow) => webPushSubscription(row, config.VAPID_PUBLIC_KEY)
 
   api.post(PATH, async (req, res) => {

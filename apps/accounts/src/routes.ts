@@ -1,0 +1,138 @@
+import type { ServiceRoutes } from '@roost/auth'
+import type { AccountsContext } from './context'
+import { bindContext } from './context'
+import { createApplication, verifyApplication } from './oauth/applications'
+import { decideAuthorization, showAuthorization } from './oauth/authorize'
+import { authorizationServerMetadata, jwks } from './oauth/discovery'
+import { revoke } from './oauth/revoke'
+import { token } from './oauth/token'
+import { serveMedia } from './media/storage'
+import { createAccount, listAccounts } from './api/v1/accounts'
+import { lookupAccount } from './api/v1/accounts/lookup'
+import { searchAccountsRoute } from './api/v1/accounts/search'
+import { showAccount } from './api/v1/accounts/show'
+import { updateCredentials } from './api/v1/accounts/update_credentials'
+import { verifyCredentials } from './api/v1/accounts/verify_credentials'
+import {
+  accountAction,
+  approveAccount,
+  listAdminAccounts,
+  rejectAccount,
+  showAdminAccount,
+  unsuspend,
+} from './api/v1/admin/accounts'
+import { customEmojis } from './api/v1/custom_emojis'
+import { instanceV1 } from './api/v1/instance'
+import { instanceV2 } from './api/v2/instance'
+import { searchRoute } from './api/v2/search'
+import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
+import { followers, following } from './api/v1/accounts/followers'
+import { relationships } from './api/v1/accounts/relationships'
+import { accountStatuses } from './api/v1/accounts/statuses'
+import { listBlocks } from './api/v1/blocks'
+import { authorizeFollowRequest, listFollowRequests, rejectFollowRequest } from './api/v1/follow_requests'
+import { showMedia, uploadMedia } from './api/v1/media'
+import { listMutes } from './api/v1/mutes'
+import {
+  clearNotifications,
+  dismissNotification,
+  getNotification,
+  listNotifications,
+} from './api/v1/notifications'
+import { favourite, pin, reblogStatus, unfavourite, unpin, unreblogStatus } from './api/v1/statuses/actions'
+import { deleteOwnStatus, getStatus, postStatus } from './api/v1/statuses'
+import { publicTimeline } from './api/v1/timelines/public'
+import {
+  createIpBlock,
+  deleteIpBlock,
+  listIpBlocks,
+  showIpBlock,
+  updateIpBlock,
+} from './api/v1/admin/ip_blocks'
+
+/**
+ * Every route the accounts service serves, and the handler behind it (files under api/ mirror the URL).
+ * The scopes each route needs are in the route table, packages/auth/src/routes.ts.
+ */
+export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
+  const on = bindContext(ctx)
+
+  // OAuth server and apps (oauth/)
+  api.post('/api/v1/apps', on(createApplication))
+  api.get('/api/v1/apps/verify_credentials', on(verifyApplication))
+  api.get('/oauth/authorize', on(showAuthorization))
+  api.post('/oauth/authorize', on(decideAuthorization))
+  api.post('/oauth/token', on(token))
+  api.post('/oauth/revoke', on(revoke))
+  api.get('/oauth/jwks', on(jwks))
+  api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
+  api.get('/media/:file', on(serveMedia))
+
+  // Accounts, search, instance and account moderation
+  api.post('/api/v1/accounts', on(createAccount))
+  api.get('/api/v1/accounts', on(listAccounts))
+  api.get('/api/v1/accounts/verify_credentials', on(verifyCredentials))
+  api.patch('/api/v1/accounts/update_credentials', on(updateCredentials))
+  api.get('/api/v1/accounts/lookup', on(lookupAccount))
+  api.get('/api/v1/accounts/search', on(searchAccountsRoute))
+  api.get('/api/v1/accounts/:id', on(showAccount))
+  api.get('/api/v2/search', on(searchRoute))
+  api.get('/api/v1/search', on(searchRoute))
+
+  api.get('/api/v1/admin/accounts', on(listAdminAccounts))
+  api.get('/api/v1/admin/accounts/:id', on(showAdminAccount))
+  api.post('/api/v1/admin/accounts/:id/approve', on(approveAccount))
+  api.post('/api/v1/admin/accounts/:id/reject', on(rejectAccount))
+  api.post('/api/v1/admin/accounts/:id/action', on(accountAction))
+  api.post('/api/v1/admin/accounts/:id/unsuspend', on(unsuspend))
+
+  api.get('/api/v1/instance', on(instanceV1))
+  api.get('/api/v2/instance', on(instanceV2))
+  api.get('/api/v1/custom_emojis', customEmojis)
+
+  // Statuses, media, relationships, timelines and notifications
+
+  api.post('/api/v1/statuses', on(postStatus))
+  api.get('/api/v1/statuses/:id', on(getStatus))
+  api.delete('/api/v1/statuses/:id', on(deleteOwnStatus))
+  api.post('/api/v1/statuses/:id/favourite', on(favourite))
+  api.post('/api/v1/statuses/:id/unfavourite', on(unfavourite))
+  api.post('/api/v1/statuses/:id/reblog', on(reblogStatus))
+  api.post('/api/v1/statuses/:id/unreblog', on(unreblogStatus))
+  api.post('/api/v1/statuses/:id/pin', on(pin))
+  api.post('/api/v1/statuses/:id/unpin', on(unpin))
+  api.post('/api/v1/media', on(uploadMedia))
+  api.post('/api/v2/media', on(uploadMedia))
+  api.get('/api/v1/media/:id', on(showMedia))
+  api.get('/api/v1/timelines/public', on(publicTimeline))
+
+  api.get('/api/v1/accounts/relationships', on(relationships))
+  api.get('/api/v1/accounts/:id/statuses', on(accountStatuses))
+  api.get('/api/v1/accounts/:id/statuses/media', on(accountStatuses))
+  api.get('/api/v1/accounts/:id/followers', on(followers))
+  api.get('/api/v1/accounts/:id/following', on(following))
+  api.post('/api/v1/accounts/:id/follow', on(follow))
+  api.post('/api/v1/accounts/:id/unfollow', on(unfollow))
+  api.post('/api/v1/accounts/:id/remove_from_followers', on(removeFromFollowers))
+  api.post('/api/v1/accounts/:id/block', on(block))
+  api.post('/api/v1/accounts/:id/unblock', on(unblock))
+  api.post('/api/v1/accounts/:id/mute', on(mute))
+  api.post('/api/v1/accounts/:id/unmute', on(unmute))
+  api.get('/api/v1/follow_requests', on(listFollowRequests))
+  api.post('/api/v1/follow_requests/:id/authorize', on(authorizeFollowRequest))
+  api.post('/api/v1/follow_requests/:id/reject', on(rejectFollowRequest))
+  api.get('/api/v1/blocks', on(listBlocks))
+  api.get('/api/v1/mutes', on(listMutes))
+
+  api.get('/api/v1/notifications', on(listNotifications))
+  api.get('/api/v1/notifications/:id', on(getNotification))
+  api.post('/api/v1/notifications/clear', on(clearNotifications))
+  api.post('/api/v1/notifications/:id/dismiss', on(dismissNotification))
+
+  // IP rules
+  api.get('/api/v1/admin/ip_blocks', on(listIpBlocks))
+  api.get('/api/v1/admin/ip_blocks/:id', on(showIpBlock))
+  api.post('/api/v1/admin/ip_blocks', on(createIpBlock))
+  api.put('/api/v1/admin/ip_blocks/:id', on(updateIpBlock))
+  api.delete('/api/v1/admin/ip_blocks/:id', on(deleteIpBlock))
+}
