@@ -56,10 +56,35 @@ describe('which actions notify (§7.5)', () => {
     await a.post(`/api/v1/accounts/${locked.id}/follow`).expect(200)
     expect(await types(locked)).toEqual([['follow_request', a.id]])
     await locked.post(`/api/v1/follow_requests/${a.id}/authorize`).expect(200)
-    expect(await types(locked)).toEqual([
+    // The request's notification goes with the request (Mastodon: dependent on its activity); the follow stays.
+    expect(await types(locked)).toEqual([['follow', a.id]])
+  })
+
+  it('undoing an activity takes its notification back: unfollow, unfavourite, unreblog, withdrawn or rejected request', async () => {
+    const [a, b] = [await signUp(stack), await signUp(stack)]
+    const id = await post(b, 'to be liked')
+    await a.post(`/api/v1/accounts/${b.id}/follow`).expect(200)
+    await a.post(`/api/v1/statuses/${id}/favourite`).expect(200)
+    await a.post(`/api/v1/statuses/${id}/reblog`).expect(200)
+    expect(await types(b)).toEqual([
+      ['reblog', a.id],
+      ['favourite', a.id],
       ['follow', a.id],
-      ['follow_request', a.id],
     ])
+    await a.post(`/api/v1/statuses/${id}/unreblog`).expect(200)
+    await a.post(`/api/v1/statuses/${id}/unfavourite`).expect(200)
+    await a.post(`/api/v1/accounts/${b.id}/unfollow`).expect(200)
+    expect(await types(b)).toEqual([])
+
+    const locked = await signUp(stack)
+    await stack.accounts.ctx.db('accounts').where({ id: locked.id }).update({ locked: true })
+    await a.post(`/api/v1/accounts/${locked.id}/follow`).expect(200)
+    await a.post(`/api/v1/accounts/${locked.id}/unfollow`).expect(200)
+    expect(await types(locked)).toEqual([])
+    await b.post(`/api/v1/accounts/${locked.id}/follow`).expect(200)
+    expect(await types(locked)).toEqual([['follow_request', b.id]])
+    await locked.post(`/api/v1/follow_requests/${b.id}/reject`).expect(200)
+    expect(await types(locked)).toEqual([])
   })
 
   it('none for self-actions, blocked senders, or senders muted with notifications', async () => {

@@ -62,3 +62,23 @@ export async function notify(ctx: AccountsContext, trx: Knex, n: NewNotification
   })
   return true
 }
+
+/**
+ * Takes back the notification of an activity that was undone (unfollow, a withdrawn or decided follow request,
+ * unfavourite, unreblog): Mastodon's notifications are dependent on their activity. A delivered push stays
+ * delivered.
+ */
+export async function withdrawNotification(
+  trx: Knex,
+  n: {
+    type: 'follow' | 'follow_request' | 'favourite' | 'reblog'
+    senderId: string
+    recipientId?: string
+    statusId?: string
+  },
+) {
+  const q = trx('notifications').where({ type: n.type, from_account_id: n.senderId })
+  if (n.recipientId) q.where({ account_id: n.recipientId })
+  if (n.statusId) q.where({ status_id: n.statusId })
+  await q.delete()
+}

@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import { forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
+import { withdrawNotification } from './notifications'
 
 /** A mute counts until it expires; expired rows are ignored everywhere and deleted lazily (`forgetExpiredMutes`). */
 export const activeMute = (db: Knex, alias = 'mutes') =>
@@ -58,6 +59,7 @@ export async function createFollow(trx: Knex, accountId: string, targetId: strin
 export async function deleteFollow(trx: Knex, accountId: string, targetId: string) {
   const removed = await trx('follows').where({ account_id: accountId, target_account_id: targetId }).delete()
   if (!removed) return
+  await withdrawNotification(trx, { type: 'follow', senderId: accountId, recipientId: targetId })
   await trx('accounts')
     .where({ id: accountId })
     .where('following_count', '>', 0)
@@ -132,7 +134,13 @@ export async function follow(
 /** Removes a follow or withdraws a pending request; nothing to remove is fine. */
 export async function unfollow(trx: Knex, accountId: string, targetId: string) {
   await deleteFollow(trx, accountId, targetId)
+  await deleteFollowRequest(trx, accountId, targetId)
+}
+
+/** Removes a pending follow request (withdrawn, accepted or rejected) and its notification. */
+export async function deleteFollowRequest(trx: Knex, accountId: string, targetId: string) {
   await trx('follow_requests').where({ account_id: accountId, target_account_id: targetId }).delete()
+  await withdrawNotification(trx, { type: 'follow_request', senderId: accountId, recipientId: targetId })
 }
 
 /** Ends follows and requests both ways, then blocks. Blocking yourself does nothing. */

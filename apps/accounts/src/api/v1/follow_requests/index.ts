@@ -4,7 +4,7 @@ import { DEFAULT_ACCOUNTS_LIMIT, readPage, recordNotFound } from '@roost/service
 import type { AccountsContext } from '../../../context'
 import { notify } from '../../../domain/notifications'
 import { parseId } from '../../../domain/records'
-import { createFollow } from '../../../domain/relationships'
+import { createFollow, deleteFollowRequest } from '../../../domain/relationships'
 import { renderRelationship } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
@@ -43,7 +43,7 @@ interface FollowRequestRow {
  * the caller's transaction; the caller wakes the outbox after commit.
  */
 export async function acceptFollowRequest(ctx: AccountsContext, trx: Knex, request: FollowRequestRow) {
-  await trx('follow_requests').where({ id: request.id }).delete()
+  await deleteFollowRequest(trx, request.account_id, request.target_account_id)
   await createFollow(trx, request.account_id, request.target_account_id, {
     reblogs: request.show_reblogs,
     notify: request.notify,
@@ -70,7 +70,7 @@ const decide = (accept: boolean) => async (ctx: AccountsContext, req: Request, r
       : undefined
     if (!request) throw recordNotFound()
     if (accept) await acceptFollowRequest(ctx, trx, request)
-    else await trx('follow_requests').where({ id: request.id }).delete()
+    else await deleteFollowRequest(trx, request.account_id, request.target_account_id)
   })
   ctx.outbox.wake()
   res.json(await renderRelationship(ctx.db, account.id, requesterId!))

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { notify } from '../../../domain/notifications'
+import { notify, withdrawNotification } from '../../../domain/notifications'
 import { parseId, urlsOf } from '../../../domain/records'
 import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
@@ -48,7 +48,10 @@ export async function favourite(ctx: AccountsContext, req: Request, res: Respons
 /** POST /api/v1/statuses/:id/unfavourite */
 export async function unfavourite(ctx: AccountsContext, req: Request, res: Response) {
   const { account, status } = await target(ctx, req)
-  await ctx.db('favourites').where({ account_id: account.id, status_id: status.id }).delete()
+  await ctx.db.transaction(async (trx) => {
+    await trx('favourites').where({ account_id: account.id, status_id: status.id }).delete()
+    await withdrawNotification(trx, { type: 'favourite', senderId: account.id, statusId: status.id })
+  })
   await answer(ctx, res, status, account.id)
 }
 
@@ -70,7 +73,11 @@ export async function unreblogStatus(ctx: AccountsContext, req: Request, res: Re
     .db('statuses')
     .where({ account_id: account.id, reblog_of_id: status.id })
     .first()
-  if (mine) await ctx.db.transaction((trx) => deleteStatus(trx, mine))
+  if (mine)
+    await ctx.db.transaction(async (trx) => {
+      await deleteStatus(trx, mine)
+      await withdrawNotification(trx, { type: 'reblog', senderId: account.id, statusId: status.id })
+    })
   await answer(ctx, res, status, account.id)
 }
 
