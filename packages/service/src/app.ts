@@ -124,8 +124,11 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError(500, 'Internal server error')
 }
 
+/** One instance for every unmatched request: an Error captures its stack when made, and a 404 needs none. */
+const NOT_FOUND = notFound()
+
 export function finishApp(app: Express): Express {
-  app.use((_req, _res, next) => next(notFound()))
+  app.use((_req, _res, next) => next(NOT_FOUND))
   app.use(errorHandler)
   return app
 }
