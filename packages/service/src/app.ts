@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import express from 'express'
-import type { ErrorRequestHandler, Express, RequestHandler } from 'express'
+import type { ErrorRequestHandler, Express } from 'express'
 import { pinoHttp } from 'pino-http'
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { HttpError, notFound } from './errors'
@@ -94,13 +94,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
-
-/** Wraps an async handler so a rejected promise reaches the error handler. */
-export const handle =
-  (fn: (req: express.Request, res: express.Response) => Promise<unknown> | unknown): RequestHandler =>
-  (req, res, next) => {
-    Promise.resolve(fn(req, res)).catch(next)
-  }
 
 const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return res.end()
