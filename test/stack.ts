@@ -147,3 +147,17 @@ export async function startStack(options: StackOptions = {}) {
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>
+
+/** The `Authorization` header of a bearer token, for supertest's `.set()` and fetch's `headers`. */
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
+
+/** Polls `check` until it returns a truthy value (and returns it), or fails after the deadline: no fixed sleeps. */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value as NonNullable<T>
+    if (Date.now() > deadline) throw new Error('condition not met before the deadline')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}

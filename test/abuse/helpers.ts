@@ -35,13 +35,3 @@ export async function atWindowStart(periodMs: number) {
   const left = periodMs - (Date.now() % periodMs)
   if (left < periodMs * 0.6) await new Promise((resolve) => setTimeout(resolve, left + 20))
 }
-
-/** Polls `check` until it returns true or the deadline passes. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 4000) {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('condition not met before the deadline')
-}

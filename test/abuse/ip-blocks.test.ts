@@ -2,9 +2,9 @@ import request from 'supertest'
 import { ipSignUpSeverity } from '../../apps/accounts/src/ip_blocks/rules'
 import { loadGatewayConfig } from '../../apps/gateway/src/config'
 import { createGateway } from '../../apps/gateway/src/service'
-import { startStack } from '../stack'
+import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
-import { eventually, registerAppFrom, tokenFor } from './helpers'
+import { registerAppFrom, tokenFor } from './helpers'
 
 let stack: Stack
 let admin: string

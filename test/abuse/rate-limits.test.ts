@@ -1,7 +1,7 @@
 import request from 'supertest'
 import { loadGatewayConfig } from '../../apps/gateway/src/config'
 import { createGateway } from '../../apps/gateway/src/service'
-import { startStack } from '../stack'
+import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { atWindowStart, newIpv4, registerAppFrom, tokenFor } from './helpers'
 
@@ -26,8 +26,6 @@ beforeAll(async () => {
   client = await registerAppFrom(stack, newIpv4(), 'read write follow')
 })
 afterAll(() => stack.stop())
-
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 
 async function newUserToken(scope = 'read write follow') {
   return tokenFor(stack, client, await stack.createUser(), scope)

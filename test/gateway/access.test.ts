@@ -1,5 +1,5 @@
 import { forgedTokens } from '../forgery'
-import { startStack } from '../stack'
+import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 
 let stack: Stack
@@ -8,7 +8,6 @@ beforeAll(async () => {
 })
 afterAll(() => stack.stop())
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 const INVALID = { error: 'The access token is invalid' }
 const OUTSIDE = { error: 'This action is outside the authorized scopes' }
 

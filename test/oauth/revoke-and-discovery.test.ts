@@ -1,6 +1,6 @@
 import { importJWK, jwtVerify } from 'jose'
 import { ALL_SCOPES } from '@roost/auth'
-import { startStack } from '../stack'
+import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 
 let stack: Stack
@@ -8,8 +8,6 @@ beforeAll(async () => {
   stack = await startStack()
 })
 afterAll(() => stack.stop())
-
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 
 describe('POST /oauth/revoke (api-reference §1.5)', () => {
   it('revokes; the token is then refused by the gateway and by both services', async () => {

@@ -1,6 +1,6 @@
 import { startPushReceiver } from '@roost/testing'
 import type { PushReceiver } from '@roost/testing'
-import { startStack } from '../stack'
+import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { subscribedUser } from './helpers'
 
@@ -21,8 +21,6 @@ afterAll(async () => {
 })
 afterEach(() => expect(receiver.problems).toEqual([]))
 
-const as = (token: string) => ({ Authorization: `Bearer ${token}` })
-
 async function actor(name: string) {
   const user = await stack.createUser({ username: name })
   await stack.accounts.ctx
@@ -37,19 +35,19 @@ it('a follow, a favourite, a reblog and a mention each reach the owner as a real
   const ownerApp = await stack.userToken('read write follow', owner)
   const bob = await actor('bob_e2e')
 
-  await stack.api().post(`/api/v1/accounts/${owner.accountId}/follow`).set(as(bob.token)).expect(200)
+  await stack.api().post(`/api/v1/accounts/${owner.accountId}/follow`).set(bearer(bob.token)).expect(200)
   const post = await stack
     .api()
     .post('/api/v1/statuses')
-    .set(as(ownerApp))
+    .set(bearer(ownerApp))
     .send({ status: 'A post of mine' })
     .expect(200)
-  await stack.api().post(`/api/v1/statuses/${post.body.id}/favourite`).set(as(bob.token)).expect(200)
-  await stack.api().post(`/api/v1/statuses/${post.body.id}/reblog`).set(as(bob.token)).expect(200)
+  await stack.api().post(`/api/v1/statuses/${post.body.id}/favourite`).set(bearer(bob.token)).expect(200)
+  await stack.api().post(`/api/v1/statuses/${post.body.id}/reblog`).set(bearer(bob.token)).expect(200)
   await stack
     .api()
     .post('/api/v1/statuses')
-    .set(as(bob.token))
+    .set(bearer(bob.token))
     .send({ status: `@${owner.username} hello from bob` })
     .expect(200)
 
@@ -63,7 +61,7 @@ it('a follow, a favourite, a reblog and a mention each reach the owner as a real
     'reblog',
   ])
 
-  const notifications = await stack.api().get('/api/v1/notifications').set(as(ownerApp))
+  const notifications = await stack.api().get('/api/v1/notifications').set(bearer(ownerApp))
   for (const message of messages) {
     const notification = notifications.body.find(
       (n: { id: string }) => n.id === String(message.payload.notification_id),
@@ -91,22 +89,22 @@ it('only the alerts that are switched on are pushed, and blocked senders push no
   const carol = await actor('carol_e2e')
   const dave = await actor('dave_e2e')
 
-  await stack.api().post(`/api/v1/accounts/${owner.accountId}/follow`).set(as(carol.token)).expect(200)
+  await stack.api().post(`/api/v1/accounts/${owner.accountId}/follow`).set(bearer(carol.token)).expect(200)
   await stack
     .api()
     .post(`/api/v1/accounts/${dave.accountId}/block`)
-    .set(as(await stack.userToken('follow', owner)))
+    .set(bearer(await stack.userToken('follow', owner)))
     .expect(200)
   await stack
     .api()
     .post('/api/v1/statuses')
-    .set(as(dave.token))
+    .set(bearer(dave.token))
     .send({ status: `@${owner.username} you blocked me` })
     .expect(200)
   await stack
     .api()
     .post('/api/v1/statuses')
-    .set(as(carol.token))
+    .set(bearer(carol.token))
     .send({ status: `@${owner.username} only this one` })
     .expect(200)
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import express from 'express'
-import type { ErrorRequestHandler, Express, RequestHandler } from 'express'
+import type { ErrorRequestHandler, Express } from 'express'
 import { pinoHttp } from 'pino-http'
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { HttpError, notFound } from './errors'
@@ -95,13 +95,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
-/** Wraps an async handler so a rejected promise reaches the error handler. */
-export const handle =
-  (fn: (req: express.Request, res: express.Response) => Promise<unknown> | unknown): RequestHandler =>
-  (req, res, next) => {
-    Promise.resolve(fn(req, res)).catch(next)
-  }
-
 const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return res.end()
   const error = toHttpError(err)
@@ -124,8 +117,11 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError(500, 'Internal server error')
 }
 
+/** One instance for every unmatched request: an Error captures its stack when made, and a 404 needs none. */
+const NOT_FOUND = notFound()
+
 export function finishApp(app: Express): Express {
-  app.use((_req, _res, next) => next(notFound()))
+  app.use((_req, _res, next) => next(NOT_FOUND))
   app.use(errorHandler)
   return app
 }
