@@ -17,13 +17,18 @@ const redact = {
   censor: '[redacted]',
 }
 
+/** One writer per file for the whole process: loggers come and go with services (tests), the file stays open once. */
+const files = new Map<string, ReturnType<typeof pino.destination>>()
+
 /**
  * JSON logs on stdout, or to LOG_DESTINATION (a file path) when set, which keeps test output readable.
  */
 export function createLogger(name: string, level: string): Logger {
-  const destination = process.env.LOG_DESTINATION
-  return pino(
-    { name, level, redact, base: { service: name } },
-    destination ? pino.destination({ dest: destination, sync: false, mkdir: true }) : undefined,
-  )
+  const path = process.env.LOG_DESTINATION
+  let destination = path ? files.get(path) : undefined
+  if (path && !destination) {
+    destination = pino.destination({ dest: path, sync: false, mkdir: true })
+    files.set(path, destination)
+  }
+  return pino({ name, level, redact, base: { service: name } }, destination)
 }
