@@ -4,9 +4,8 @@ import { paginate } from '@roost/db'
 import type { Page } from '@roost/service'
 import { linkHeader } from '@roost/service'
 import type { AccountsContext } from '../../context'
-import { urlsOf } from '../../domain/records'
 import type { AccountRow } from '../../entities/account'
-import { renderAccount } from '../../entities/account'
+import { renderAccount, urlsOf } from '../../entities/account'
 
 /**
  * The lists of accounts that page by the id of the relationship row (follows, follow requests, blocks, mutes):
@@ -34,6 +33,6 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
     },
   )
   if (link) res.setHeader('Link', link)
-  const urls = urlsOf(ctx)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
   res.json(rows.map((row) => ({ ...renderAccount(row, urls), ...extra(row) })))
 }

@@ -2,8 +2,9 @@ import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../entities/account'
 import { blocks } from '../../../domain/relationships'
-import { findAccount, urlsOf } from '../../../domain/records'
+import { findAccount } from '../../../domain/records'
 import { visibleTo, withoutUnwantedReblogs } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
@@ -76,5 +77,5 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx), rows, viewerId))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
 }

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express'
 import { paramMissing, recordNotFound, uploadedFile } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { parseId, urlsOf } from '../../../domain/records'
+import { urlsOf } from '../../../entities/account'
+import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeImage } from '../../../media/storage'
@@ -30,7 +31,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
       description: description || null,
     })
     .returning('*')
-  res.json(renderMediaAttachment(row!, urlsOf(ctx)))
+  res.json(renderMediaAttachment(row!, urlsOf(ctx.config.PUBLIC_URL)))
 }
 
 /**
@@ -45,5 +46,5 @@ export async function showMedia(ctx: AccountsContext, req: Request, res: Respons
     ? await ctx.db('media_attachments').where({ id, account_id: account.id, status_id: null }).first()
     : undefined
   if (!row) throw recordNotFound()
-  res.json(renderMediaAttachment(row, urlsOf(ctx)))
+  res.json(renderMediaAttachment(row, urlsOf(ctx.config.PUBLIC_URL)))
 }

@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express'
 import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../entities/account'
 import { notify, withdrawNotification } from '../../../domain/notifications'
-import { parseId, urlsOf } from '../../../domain/records'
+import { parseId } from '../../../domain/records'
 import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatus } from '../../../entities/status'
@@ -22,7 +23,7 @@ async function target(ctx: AccountsContext, req: Request) {
 }
 
 const answer = async (ctx: AccountsContext, res: Response, status: StatusRow, viewerId: string) =>
-  res.json(await renderStatus(ctx.db, urlsOf(ctx), status, viewerId))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewerId))
 
 /** POST /api/v1/statuses/:id/favourite — idempotent; notifies the author the first time. */
 export async function favourite(ctx: AccountsContext, req: Request, res: Response) {

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { urlsOf } from '../../../domain/records'
+import { urlsOf } from '../../../entities/account'
 import { activeMute } from '../../../domain/relationships'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
@@ -60,5 +60,5 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx), rows, viewerId))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
 }
