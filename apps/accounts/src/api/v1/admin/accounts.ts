@@ -11,10 +11,10 @@ import {
   unprocessable,
 } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
 import { revokeTokens } from '../../../oauth/tokens'
-import { isId } from '../../../users/accounts'
 import { requireUser } from '../../../users/current'
 import {
   approveUser,
@@ -63,7 +63,8 @@ const adminAccounts = (db: Knex) =>
     )
 
 async function findAdminAccount(ctx: AccountsContext, id: unknown): Promise<AdminAccountRow> {
-  const row = isId(id) ? await adminAccounts(ctx.db).where('accounts.id', id).first() : undefined
+  const accountId = parseId(id)
+  const row = accountId ? await adminAccounts(ctx.db).where('accounts.id', accountId).first() : undefined
   if (!row) throw recordNotFound()
   return row
 }

@@ -6,6 +6,7 @@ import { paginate } from '@roost/db'
 import { forbidden, linkHeader, params, readPage, recordNotFound, unprocessable, zText } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { parseId } from '../../../domain/records'
 import { publishIpRules } from '../../../ip_blocks/rules'
 import type { IpBlockRow } from '../../../ip_blocks/rules'
 import { requireUser } from '../../../users/current'
@@ -33,10 +34,8 @@ async function requireAdmin(ctx: AccountsContext, req: Request) {
 }
 
 async function findIpBlock(ctx: AccountsContext, id: unknown): Promise<IpBlockRow> {
-  const row =
-    typeof id === 'string' && /^\d{1,19}$/.test(id)
-      ? await ctx.db<IpBlockRow>('ip_blocks').where({ id }).first()
-      : undefined
+  const blockId = parseId(id)
+  const row = blockId ? await ctx.db<IpBlockRow>('ip_blocks').where({ id: blockId }).first() : undefined
   if (!row) throw recordNotFound()
   return row
 }
