@@ -15,7 +15,7 @@ import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
 import { revokeTokens } from '../../../oauth/tokens'
-import { requireUser } from '../../../users/current'
+import { requireAdmin } from '../../../users/current'
 import {
   approveUser,
   disableUser,
@@ -37,13 +37,6 @@ interface AdminAccountRow extends AccountRow {
   approved: boolean
   disabled: boolean
   created_by_application_id: string | null
-}
-
-/** The caller must hold the admin role (the route table already checked the admin:* scope). */
-async function requireAdmin(ctx: AccountsContext, req: Request) {
-  const current = await requireUser(ctx, req)
-  if (current.user.role !== 'admin') throw forbidden()
-  return current
 }
 
 const adminAccounts = (db: Knex) =>
