@@ -15,6 +15,7 @@ import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
 import { revokeTokens } from '../../../oauth/tokens'
+import { escapeLike } from '../../../users/accounts'
 import { requireAdmin } from '../../../users/current'
 import {
   approveUser,
@@ -109,9 +110,9 @@ export async function listAdminAccounts(ctx: AccountsContext, req: Request, res:
   if (castBoolean(p.remote) === true) query.whereRaw('false')
   if (castBoolean(p.staff) === true) query.whereIn('users.role', ['admin', 'moderator'])
   if (typeof p.username === 'string' && p.username)
-    query.whereRaw('lower(accounts.username) like lower(?)', [`${p.username.replace(/[\\%_]/g, '\\$&')}%`])
+    query.whereRaw('lower(accounts.username) like lower(?)', [`${escapeLike(p.username)}%`])
   if (typeof p.email === 'string' && p.email)
-    query.whereRaw('lower(users.email) like lower(?)', [`%${p.email.replace(/[\\%_]/g, '\\$&')}%`])
+    query.whereRaw('lower(users.email) like lower(?)', [`%${escapeLike(p.email)}%`])
 
   const rows = await paginate<AdminAccountRow>(query, 'accounts.id', page)
   const kept: Record<string, string> = {}
