@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, readPage } from '@roost/service'
+import { DEFAULT_ACCOUNTS_LIMIT, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
 import { activeMute, blocks } from '../../../domain/relationships'
 import { optionalUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
-import { input } from '../input'
 
 /**
  * GET /api/v1/accounts/:id/followers and /following, newest follow first, paged by follow id. Empty for a
@@ -16,7 +15,7 @@ const listing = (direction: 'followers' | 'following') =>
   async function (ctx: AccountsContext, req: Request, res: Response) {
     const viewer = await optionalUser(ctx, req)
     const account = await findAccount(ctx.db, req.params.id)
-    const page = readPage(input(req), DEFAULT_ACCOUNTS_LIMIT)
+    const page = readPage(params(req), DEFAULT_ACCOUNTS_LIMIT)
     const viewerId = viewer?.account.id
     const owner = viewerId === account.id
     const hidden =

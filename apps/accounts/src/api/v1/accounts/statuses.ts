@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { blocks } from '../../../domain/relationships'
@@ -9,7 +9,7 @@ import { visibleTo, withoutUnwantedReblogs } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
-import { input, optionalBoolean, optionalString } from '../input'
+import { optionalBoolean, optionalString } from '../input'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
 const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const
@@ -22,7 +22,7 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   const onlyMediaRoute = req.path.endsWith('/statuses/media')
   const viewer = await optionalUser(ctx, req)
   const account = await findAccount(ctx.db, req.params.id)
-  const p = input(req)
+  const p = params(req)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const flags = {
     pinned: optionalBoolean(p, 'pinned'),

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { paramMissing, recordNotFound, uploadedFile } from '@roost/service'
+import { paramMissing, params, recordNotFound, uploadedFile } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
@@ -7,7 +7,7 @@ import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeImage } from '../../../media/storage'
 import { requireUser } from '../../../users/current'
-import { input, optionalString } from '../input'
+import { optionalString } from '../input'
 
 /** Mastodon's limit on media descriptions (alt text). */
 const MAX_DESCRIPTION = 1500
@@ -20,7 +20,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
   const { account } = await requireUser(ctx, req)
   const file = uploadedFile(req, 'file')
   if (!file) throw paramMissing('file')
-  const description = optionalString(input(req), 'description', MAX_DESCRIPTION)
+  const description = optionalString(params(req), 'description', MAX_DESCRIPTION)
   const stored = await storeImage(ctx, file.buffer)
   const [row]: MediaAttachmentRow[] = await ctx
     .db('media_attachments')

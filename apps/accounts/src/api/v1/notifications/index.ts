@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
+import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, params, readPage, recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
 import type { NotificationRow } from '../../../entities/notification'
 import { renderNotifications } from '../../../entities/notification'
 import { requireUser } from '../../../users/current'
-import { input, stringArray } from '../input'
+import { stringArray } from '../input'
 
 /** The signed-in user's notifications, from senders who are not suspended. */
 function notificationsOf(ctx: AccountsContext, accountId: string) {
@@ -22,7 +22,7 @@ function notificationsOf(ctx: AccountsContext, accountId: string) {
 /** GET /api/v1/notifications — types[], exclude_types[], account_id; Link next max_id / prev min_id when non-empty. */
 export async function listNotifications(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const p = input(req)
+  const p = params(req)
   const page = readPage(p, DEFAULT_NOTIFICATIONS_LIMIT)
   const types = stringArray(p, 'types')
   const excludeTypes = stringArray(p, 'exclude_types')

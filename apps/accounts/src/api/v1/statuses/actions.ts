@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { unprocessable } from '@roost/service'
+import { params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { notify, withdrawNotification } from '../../../domain/notifications'
@@ -8,7 +8,7 @@ import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuse
 import type { StatusRow } from '../../../entities/status'
 import { renderStatus } from '../../../entities/status'
 import { requireUser } from '../../../users/current'
-import { input, optionalString } from '../input'
+import { optionalString } from '../input'
 import { readVisibility } from './index'
 
 /** Mastodon's StatusPinValidator limit. */
@@ -59,7 +59,7 @@ export async function unfavourite(ctx: AccountsContext, req: Request, res: Respo
 /** POST /api/v1/statuses/:id/reblog — answers with the reblog, which embeds the original. */
 export async function reblogStatus(ctx: AccountsContext, req: Request, res: Response) {
   const { account, status } = await target(ctx, req)
-  const visibility = readVisibility(optionalString(input(req), 'visibility'), 'public')
+  const visibility = readVisibility(optionalString(params(req), 'visibility'), 'public')
   if (visibility === 'direct')
     throw unprocessable('Validation failed: Visibility is not included in the list')
   const row = await ctx.db.transaction((trx) => reblog(ctx, trx, account, status, visibility))

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { forbidden, unprocessable } from '@roost/service'
+import { forbidden, params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
@@ -7,7 +7,7 @@ import type { Visibility } from '../../../domain/statuses'
 import { createStatus, deleteStatus, findVisibleStatus, VISIBILITIES } from '../../../domain/statuses'
 import { renderStatus } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
-import { input, optionalBoolean, optionalString, stringArray } from '../input'
+import { optionalBoolean, optionalString, stringArray } from '../input'
 
 export function readVisibility(value: string | undefined, fallback: Visibility): Visibility {
   if (value === undefined || value === '') return fallback
@@ -25,7 +25,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     default_sensitive: boolean
     default_language: string | null
   }
-  const p = input(req)
+  const p = params(req)
   const mediaIds = stringArray(p, 'media_ids')
   const inReplyTo = optionalString(p, 'in_reply_to_id')
   const language = optionalString(p, 'language', 8)
