@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
 import { activeMute, blocks } from '../../../domain/relationships'
@@ -15,7 +14,6 @@ const listing = (direction: 'followers' | 'following') =>
   async function (ctx: AccountsContext, req: Request, res: Response) {
     const viewer = await optionalUser(ctx, req)
     const account = await findAccount(ctx.db, req.params.id)
-    const page = readPage(params(req), DEFAULT_ACCOUNTS_LIMIT)
     const viewerId = viewer?.account.id
     const owner = viewerId === account.id
     const hidden =
@@ -46,7 +44,7 @@ const listing = (direction: 'followers' | 'following') =>
             .whereRaw('mutes.target_account_id = accounts.id')
             .where(activeMute(db)),
         )
-    await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'follows.id', page)
+    await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'follows.id')
   }
 
 export const followers = listing('followers')

@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
@@ -13,5 +12,5 @@ export async function listBlocks(ctx: AccountsContext, req: Request, res: Respon
     .where('blocks.account_id', account.id)
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'blocks.id as page_id')
-  await sendAccountPage(ctx, req, res, query, 'blocks.id', readPage(params(req), DEFAULT_ACCOUNTS_LIMIT))
+  await sendAccountPage(ctx, req, res, query, 'blocks.id')
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
-import { DEFAULT_ACCOUNTS_LIMIT, params, readPage, recordNotFound } from '@roost/service'
+import { recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { notify } from '../../../domain/notifications'
 import { parseId } from '../../../domain/records'
@@ -18,14 +18,7 @@ export async function listFollowRequests(ctx: AccountsContext, req: Request, res
     .where('follow_requests.target_account_id', account.id)
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'follow_requests.id as page_id')
-  await sendAccountPage(
-    ctx,
-    req,
-    res,
-    query,
-    'follow_requests.id',
-    readPage(params(req), DEFAULT_ACCOUNTS_LIMIT),
-  )
+  await sendAccountPage(ctx, req, res, query, 'follow_requests.id')
 }
 
 interface FollowRequestRow {

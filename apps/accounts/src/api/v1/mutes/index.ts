@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { activeMute, forgetExpiredMutes } from '../../../domain/relationships'
@@ -17,8 +16,7 @@ export async function listMutes(ctx: AccountsContext, req: Request, res: Respons
     .where(activeMute(ctx.db))
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'mutes.id as page_id', 'mutes.expires_at as mute_expires_at')
-  const page = readPage(params(req), DEFAULT_ACCOUNTS_LIMIT)
-  await sendAccountPage<MutedRow>(ctx, req, res, query, 'mutes.id', page, muted)
+  await sendAccountPage<MutedRow>(ctx, req, res, query, 'mutes.id', muted)
 }
 
 type MutedRow = AccountRow & { page_id: string; mute_expires_at: Date | null }
