@@ -10,7 +10,7 @@ import { requireUser } from '../../../users/current'
 import { optionalString } from '../input'
 
 /** Mastodon's limit on media descriptions (alt text). */
-const MAX_DESCRIPTION = 1500
+export const MAX_DESCRIPTION = 1500
 
 /**
  * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. Images are stored as

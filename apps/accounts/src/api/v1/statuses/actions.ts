@@ -12,7 +12,7 @@ import { optionalString } from '../input'
 import { readVisibility } from './index'
 
 /** Mastodon's StatusPinValidator limit. */
-const MAX_PINS = 5
+export const MAX_PINS = 5
 
 /** The status the signed-in user acts on; a reblog stands for its original, as in Mastodon. */
 async function target(ctx: AccountsContext, req: Request) {
