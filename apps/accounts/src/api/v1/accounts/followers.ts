@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
-import { activeMute, blocks } from '../../../domain/relationships'
+import { blocks, hideBlockedAndMuted } from '../../../domain/relationships'
 import { optionalUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
 
@@ -28,22 +28,7 @@ const listing = (direction: 'followers' | 'following') =>
       .where(`follows.${self}`, account.id)
       .whereNull('accounts.suspended_at')
       .select('accounts.*', 'follows.id as page_id')
-    if (viewerId && !owner)
-      query
-        .whereNotExists(
-          db('blocks')
-            .where('blocks.account_id', viewerId)
-            .whereRaw('blocks.target_account_id = accounts.id'),
-        )
-        .whereNotExists(
-          db('blocks as b').whereRaw('b.account_id = accounts.id').where('b.target_account_id', viewerId),
-        )
-        .whereNotExists(
-          db('mutes')
-            .where('mutes.account_id', viewerId)
-            .whereRaw('mutes.target_account_id = accounts.id')
-            .where(activeMute(db)),
-        )
+    if (viewerId && !owner) hideBlockedAndMuted(db, query, viewerId, 'accounts.id')
     await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'follows.id')
   }
 

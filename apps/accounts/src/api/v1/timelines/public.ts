@@ -3,7 +3,7 @@ import { paginate } from '@roost/db'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
-import { activeMute } from '../../../domain/relationships'
+import { hideBlockedAndMuted } from '../../../domain/relationships'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
@@ -32,24 +32,7 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
   if (onlyMedia)
     query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
   const viewerId = viewer?.account.id
-  if (viewerId)
-    query
-      .whereNotExists(
-        db('blocks')
-          .where('blocks.account_id', viewerId)
-          .whereRaw('blocks.target_account_id = statuses.account_id'),
-      )
-      .whereNotExists(
-        db('blocks as b')
-          .whereRaw('b.account_id = statuses.account_id')
-          .where('b.target_account_id', viewerId),
-      )
-      .whereNotExists(
-        db('mutes')
-          .where('mutes.account_id', viewerId)
-          .whereRaw('mutes.target_account_id = statuses.account_id')
-          .where(activeMute(db)),
-      )
+  if (viewerId) hideBlockedAndMuted(db, query, viewerId, 'statuses.account_id')
   const rows = remote && !local ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {}
