@@ -49,12 +49,8 @@ export async function createAccountsService(config: AccountsConfig) {
     logger,
     host: config.BIND_HOST,
     async afterStart() {
-      // Redis may have lost the revocation list (restart without persistence): Postgres holds the record. Expired
-      // tokens fail verification by themselves, so only the revoked ones still within their lifetime matter.
-      const revoked = await db('oauth_access_tokens')
-        .whereNotNull('revoked_at')
-        .where('expires_at', '>', db.fn.now())
-        .pluck('id')
+      // Redis may have lost the revocation list (restart without persistence): Postgres holds the record.
+      const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
       for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
       await publishIpRules(ctx) // the gateways enforce the IP rules from Redis, which may have lost them
       outbox.start()
