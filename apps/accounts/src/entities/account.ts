@@ -95,8 +95,6 @@ export function renderAccount(row: AccountRow, urls: Urls) {
   }
 }
 
-export type AccountEntity = ReturnType<typeof renderAccount>
-
 /**
  * Mastodon's Role entity (docs: entities/Role) for Roost's three fixed roles. The ids and permission bit sets
  * are those of Mastodon's seeded roles (`-99` is "everyone"; Moderator 1, Admin 2), so clients that read
