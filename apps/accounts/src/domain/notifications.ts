@@ -2,8 +2,7 @@ import type { Knex } from '@roost/db'
 import type { NotificationType } from '@roost/events'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
-import { mediaUrl, missingAvatar } from '../entities/account'
-import { urlsOf } from './records'
+import { mediaUrl, missingAvatar, urlsOf } from '../entities/account'
 import { blocks, follows, mutesNotifications } from './relationships'
 
 export interface NewNotification {
@@ -42,7 +41,7 @@ export async function notify(ctx: AccountsContext, trx: Knex, n: NewNotification
   const status = n.statusId
     ? await trx('statuses').where({ id: n.statusId }).first('text', 'spoiler_text')
     : undefined
-  const urls = urlsOf(ctx)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
   await ctx.outbox.add(trx, {
     kind: 'notification',
     payload: {

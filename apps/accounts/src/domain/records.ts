@@ -1,7 +1,6 @@
 import type { Knex } from '@roost/db'
 import { recordNotFound } from '@roost/service'
-import type { AccountsContext } from '../context'
-import type { AccountRow, Urls } from '../entities/account'
+import type { AccountRow } from '../entities/account'
 
 const MAX_ID = 9223372036854775807n
 
@@ -11,8 +10,6 @@ export function parseId(value: unknown): string | undefined {
   if (typeof value !== 'string' || !/^\d{1,19}$/.test(value)) return undefined
   return BigInt(value) <= MAX_ID ? value : undefined
 }
-
-export const urlsOf = (ctx: AccountsContext): Urls => ({ base: ctx.config.PUBLIC_URL.replace(/\/$/, '') })
 
 /** Mastodon's `Account.find(id)`: unknown → 404 "Record not found". Suspended accounts are found. */
 export async function findAccount(db: Knex, id: unknown): Promise<AccountRow> {

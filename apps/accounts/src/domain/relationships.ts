@@ -7,6 +7,33 @@ import { withdrawNotification } from './notifications'
 export const activeMute = (db: Knex, alias = 'mutes') =>
   db.raw(`(??.expires_at IS NULL OR ??.expires_at > now())`, [alias, alias])
 
+/**
+ * Leaves out the rows whose account (`accountColumn`, e.g. `accounts.id` or `statuses.account_id`) the viewer
+ * blocks or mutes, or that blocks the viewer.
+ */
+export function hideBlockedAndMuted(
+  db: Knex,
+  query: Knex.QueryBuilder,
+  viewerId: string,
+  accountColumn: string,
+) {
+  return query
+    .whereNotExists(
+      db('blocks')
+        .where('blocks.account_id', viewerId)
+        .whereRaw('blocks.target_account_id = ??', [accountColumn]),
+    )
+    .whereNotExists(
+      db('blocks as b').whereRaw('b.account_id = ??', [accountColumn]).where('b.target_account_id', viewerId),
+    )
+    .whereNotExists(
+      db('mutes')
+        .where('mutes.account_id', viewerId)
+        .whereRaw('mutes.target_account_id = ??', [accountColumn])
+        .where(activeMute(db)),
+    )
+}
+
 export async function forgetExpiredMutes(db: Knex, accountId: string) {
   await db('mutes').where({ account_id: accountId }).where('expires_at', '<=', db.fn.now()).delete()
 }

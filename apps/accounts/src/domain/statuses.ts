@@ -101,10 +101,10 @@ export interface NewStatus {
   mediaIds: string[]
 }
 
-async function countStatus(trx: Knex, account: AccountRow, visibility: Visibility, delta: 1 | -1) {
+async function countStatus(trx: Knex, accountId: string, visibility: Visibility, delta: 1 | -1) {
   // Mastodon does not count direct messages in statuses_count.
   if (visibility === 'direct') return
-  const q = trx('accounts').where({ id: account.id })
+  const q = trx('accounts').where({ id: accountId })
   if (delta > 0)
     await q.update({ statuses_count: trx.raw('statuses_count + 1'), last_status_at: trx.fn.now() })
   else await q.where('statuses_count', '>', 0).decrement('statuses_count', 1)
@@ -173,7 +173,7 @@ export async function createStatus(ctx: AccountsContext, trx: Knex, author: Acco
     await trx('mentions').insert(mentioned.map((a) => ({ status_id: row!.id, account_id: a.id })))
   const tags = [...new Set([...s.text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
   if (tags.length) await trx('status_tags').insert(tags.map((name) => ({ status_id: row!.id, name })))
-  await countStatus(trx, author, s.visibility, 1)
+  await countStatus(trx, author.id, s.visibility, 1)
 
   for (const account of mentioned)
     await notify(ctx, trx, {
@@ -201,10 +201,7 @@ export async function createStatus(ctx: AccountsContext, trx: Knex, author: Acco
 /** Deletes a status and the reblogs of it, keeping every author's counter in step. */
 export async function deleteStatus(trx: Knex, status: StatusRow) {
   const reblogs: StatusRow[] = await trx('statuses').where({ reblog_of_id: status.id })
-  for (const reblog of [...reblogs, status]) {
-    const author: AccountRow = await trx('accounts').where({ id: reblog.account_id }).first()
-    await countStatus(trx, author, reblog.visibility, -1)
-  }
+  for (const reblog of [...reblogs, status]) await countStatus(trx, reblog.account_id, reblog.visibility, -1)
   await trx('statuses').where({ id: status.id }).delete()
 }
 
@@ -224,7 +221,7 @@ export async function reblog(
   const [row]: StatusRow[] = await trx('statuses')
     .insert({ account_id: account.id, reblog_of_id: original.id, visibility, sensitive: false })
     .returning('*')
-  await countStatus(trx, account, visibility, 1)
+  await countStatus(trx, account.id, visibility, 1)
   await notify(ctx, trx, {
     type: 'reblog',
     recipientId: original.account_id,

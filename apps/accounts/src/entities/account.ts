@@ -31,7 +31,8 @@ export interface Urls {
   base: string
 }
 
-const escapeHtml = (s: string) =>
+/** HTML-escapes plain text typed by users (notes, fields, statuses). */
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 /** Plain text to Mastodon's note HTML: paragraphs on blank lines, <br> on single newlines. */
@@ -93,8 +94,6 @@ export function renderAccount(row: AccountRow, urls: Urls) {
     ...(row.silenced_at && !suspended ? { limited: true } : {}),
   }
 }
-
-export type AccountEntity = ReturnType<typeof renderAccount>
 
 /**
  * Mastodon's Role entity (docs: entities/Role) for Roost's three fixed roles. The ids and permission bit sets

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import { accountsById } from '../domain/records'
 import type { AccountRow, Urls } from './account'
-import { renderAccount } from './account'
+import { escapeHtml, renderAccount } from './account'
 import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
 
@@ -22,9 +22,6 @@ export interface StatusRow {
 /** `@username` (local) and `#tag` as Mastodon writes them; a preceding word character or '/' means no match. */
 export const MENTION = /(?<![\w@/])@([a-z0-9_]{1,30})(?![\w@])/gi
 export const HASHTAG = /(?<![\w#/&])#([\p{L}\p{N}_]{1,100})/gu
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 /** The status text as Mastodon's HTML: paragraphs, line breaks, links for local mentions and hashtags. */
 export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: Urls): string {

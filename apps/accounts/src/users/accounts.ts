@@ -1,8 +1,6 @@
 import type { Knex } from '@roost/db'
+import { parseId } from '../domain/records'
 import type { AccountRow } from '../entities/account'
-
-/** Ids in Roost are 64-bit integers; anything else can match no row (and must not reach Postgres as bigint). */
-export const isId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,19}$/.test(value)
 
 /**
  * Accounts other people may see, with their owner's role: Mastodon hides local accounts whose user is
@@ -18,8 +16,8 @@ export function visibleAccounts(db: Knex): Knex.QueryBuilder<AccountRow, Account
 
 /** One visible account by id, or undefined. */
 export async function findVisibleAccount(db: Knex, id: unknown): Promise<AccountRow | undefined> {
-  if (!isId(id)) return undefined
-  return visibleAccounts(db).where('accounts.id', id).first()
+  const accountId = parseId(id)
+  return accountId ? visibleAccounts(db).where('accounts.id', accountId).first() : undefined
 }
 
 /** `%` and `_` are wildcards in LIKE: a search for `a_b` means those three characters. */

@@ -31,3 +31,10 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
 export async function optionalUser(ctx: AccountsContext, req: Request): Promise<CurrentUser | undefined> {
   return req.token?.userId ? requireUser(ctx, req) : undefined
 }
+
+/** Admin endpoints: the caller must hold the admin role (the route table already checked the admin:* scope). */
+export async function requireAdmin(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
+  const current = await requireUser(ctx, req)
+  if (current.user.role !== 'admin') throw forbidden()
+  return current
+}

@@ -1,17 +1,15 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
-import type { Page } from '@roost/service'
-import { linkHeader } from '@roost/service'
+import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../context'
-import { urlsOf } from '../../domain/records'
 import type { AccountRow } from '../../entities/account'
-import { renderAccount } from '../../entities/account'
+import { renderAccount, urlsOf } from '../../entities/account'
 
 /**
  * The lists of accounts that page by the id of the relationship row (follows, follow requests, blocks, mutes):
  * `query` selects `accounts.*` plus `page_id`; Link next `max_id` when the page is full, prev `since_id` when
- * non-empty, `limit` kept. `extra` adds fields to each entry (a mute's expiry).
+ * non-empty, `limit` (default 40) kept. `extra` adds fields to each entry (a mute's expiry).
  */
 export async function sendAccountPage<T extends AccountRow & { page_id: string }>(
   ctx: AccountsContext,
@@ -19,9 +17,9 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
   res: Response,
   query: Knex.QueryBuilder | undefined,
   pageColumn: string,
-  page: Page,
   extra: (row: T) => Record<string, unknown> = () => ({}),
 ) {
+  const page = readPage(params(req), DEFAULT_ACCOUNTS_LIMIT)
   const rows = query ? await paginate<T>(query, pageColumn, page) : []
   const limit = req.query.limit === undefined ? undefined : String(req.query.limit)
   const link = linkHeader(
@@ -34,6 +32,6 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
     },
   )
   if (link) res.setHeader('Link', link)
-  const urls = urlsOf(ctx)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
   res.json(rows.map((row) => ({ ...renderAccount(row, urls), ...extra(row) })))
 }

@@ -1,12 +1,10 @@
-import type { Request } from 'express'
-import { castBoolean, paramMissing, params, unprocessable } from '@roost/service'
+import { castBoolean, paramMissing, unprocessable } from '@roost/service'
 import type { Params } from '@roost/service'
 
-/**
- * Readers for the social endpoints' parameters: a value of the wrong shape is a 400 naming the parameter
- * (Rails' ParameterMissing wording), never a 500.
+/*
+ * Readers for the social endpoints' parameters (from `params(req)`): a value of the wrong shape is a 400 naming the
+ * parameter (Rails' ParameterMissing wording), never a 500.
  */
-export const input = (req: Request): Params => params(req)
 
 export function optionalString(p: Params, name: string, max?: number): string | undefined {
   const value = p[name]

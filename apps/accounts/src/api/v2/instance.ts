@@ -1,7 +1,10 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
+import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
 import { visibleAccounts } from '../../users/accounts'
+import { MAX_DESCRIPTION } from '../v1/media'
+import { MAX_PINS } from '../v1/statuses/actions'
 import { DISPLAY_NAME_MAX, FIELD_TEXT_MAX, MAX_FIELDS, NOTE_MAX } from '../v1/accounts/update_credentials'
 
 /** The Mastodon release whose API Roost follows, as clients parse it for feature detection. */
@@ -37,17 +40,21 @@ export async function instanceFacts(ctx: AccountsContext) {
     approvalRequired: config.REGISTRATIONS_MODE === 'approved',
     accounts: {
       max_featured_tags: 10,
-      max_pinned_statuses: 5,
+      max_pinned_statuses: MAX_PINS,
       max_display_name_length: DISPLAY_NAME_MAX,
       max_note_length: NOTE_MAX,
       max_profile_fields: MAX_FIELDS,
       profile_field_name_limit: FIELD_TEXT_MAX,
       profile_field_value_limit: FIELD_TEXT_MAX,
     },
-    statuses: { max_characters: 500, max_media_attachments: 4, characters_reserved_per_url: 23 },
+    statuses: {
+      max_characters: MAX_CHARS,
+      max_media_attachments: MAX_MEDIA,
+      characters_reserved_per_url: 23,
+    },
     mediaAttachments: {
       supported_mime_types: IMAGE_TYPES,
-      description_limit: 1500,
+      description_limit: MAX_DESCRIPTION,
       image_size_limit: IMAGE_SIZE_LIMIT,
       image_matrix_limit: 33177600,
       video_size_limit: 0,

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
-import { unprocessable } from '@roost/service'
+import { params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { notify } from '../../../domain/notifications'
 import { findAccount } from '../../../domain/records'
@@ -8,7 +8,7 @@ import * as relationships from '../../../domain/relationships'
 import type { AccountRow } from '../../../entities/account'
 import { renderRelationship } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
-import { input, optionalBoolean, optionalInteger, stringArray } from '../input'
+import { optionalBoolean, optionalInteger, stringArray } from '../input'
 
 const ISO_639_1 = /^[a-z]{2}$/
 
@@ -33,7 +33,7 @@ const action =
 
 /** POST /api/v1/accounts/:id/follow — params reblogs, notify, languages[]; only the ones given change a follow. */
 export const follow = action(async (ctx, trx, actor, target, req) => {
-  const p = input(req)
+  const p = params(req)
   const given = p.languages !== undefined || p['languages[]'] !== undefined
   const languages = given ? stringArray(p, 'languages') : undefined
   if (languages?.some((l) => !ISO_639_1.test(l)))
@@ -71,7 +71,7 @@ export const unblock = action((_ctx, trx, actor, target) => relationships.unbloc
 
 /** POST /api/v1/accounts/:id/mute — `notifications` (default true), `duration` in seconds (0: until unmuted). */
 export const mute = action(async (_ctx, trx, actor, target, req) => {
-  const p = input(req)
+  const p = params(req)
   const duration = optionalInteger(p, 'duration', 0)
   if (duration < 0) throw unprocessable('Validation failed: Duration must be greater than or equal to 0')
   await relationships.mute(trx, actor.id, target.id, optionalBoolean(p, 'notifications') ?? true, duration)

@@ -1,11 +1,9 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
-import { activeMute, blocks } from '../../../domain/relationships'
+import { blocks, hideBlockedAndMuted } from '../../../domain/relationships'
 import { optionalUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
-import { input } from '../input'
 
 /**
  * GET /api/v1/accounts/:id/followers and /following, newest follow first, paged by follow id. Empty for a
@@ -16,7 +14,6 @@ const listing = (direction: 'followers' | 'following') =>
   async function (ctx: AccountsContext, req: Request, res: Response) {
     const viewer = await optionalUser(ctx, req)
     const account = await findAccount(ctx.db, req.params.id)
-    const page = readPage(input(req), DEFAULT_ACCOUNTS_LIMIT)
     const viewerId = viewer?.account.id
     const owner = viewerId === account.id
     const hidden =
@@ -31,23 +28,8 @@ const listing = (direction: 'followers' | 'following') =>
       .where(`follows.${self}`, account.id)
       .whereNull('accounts.suspended_at')
       .select('accounts.*', 'follows.id as page_id')
-    if (viewerId && !owner)
-      query
-        .whereNotExists(
-          db('blocks')
-            .where('blocks.account_id', viewerId)
-            .whereRaw('blocks.target_account_id = accounts.id'),
-        )
-        .whereNotExists(
-          db('blocks as b').whereRaw('b.account_id = accounts.id').where('b.target_account_id', viewerId),
-        )
-        .whereNotExists(
-          db('mutes')
-            .where('mutes.account_id', viewerId)
-            .whereRaw('mutes.target_account_id = accounts.id')
-            .where(activeMute(db)),
-        )
-    await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'follows.id', page)
+    if (viewerId && !owner) hideBlockedAndMuted(db, query, viewerId, 'accounts.id')
+    await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'follows.id')
   }
 
 export const followers = listing('followers')

@@ -1,11 +1,12 @@
 import type { Request, Response } from 'express'
 import { DEFAULT_ACCOUNTS_LIMIT, forbidden, params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { parseId } from '../../../domain/records'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import type { ApplicationRow } from '../../../oauth/applications'
 import { clientAddress, ipSignUpSeverity } from '../../../ip_blocks/rules'
 import { issueToken } from '../../../oauth/tokens'
-import { isId, visibleAccounts } from '../../../users/accounts'
+import { visibleAccounts } from '../../../users/accounts'
 import { registerUser, validateSignUp } from '../../../users/sign-up'
 
 /**
@@ -61,7 +62,7 @@ export async function listAccounts(ctx: AccountsContext, req: Request, res: Resp
           : [raw]
   const ids = [...new Set(given.filter((id) => typeof id === 'string' || typeof id === 'number').map(String))]
   if (ids.length > DEFAULT_ACCOUNTS_LIMIT) throw unprocessable('Mastodon::ValidationError')
-  const known = ids.filter(isId)
+  const known = ids.filter((id) => parseId(id) !== undefined)
   const rows = known.length ? await visibleAccounts(ctx.db).whereIn('accounts.id', known) : []
   res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
 }

@@ -1,10 +1,11 @@
 import type { Request, Response } from 'express'
+import { params } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { forgetExpiredMutes } from '../../../domain/relationships'
 import { renderRelationships } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
-import { input, optionalBoolean, stringArray } from '../input'
+import { optionalBoolean, stringArray } from '../input'
 
 /**
  * GET /api/v1/accounts/relationships — `id[]` (or one `id`), de-duplicated; unknown ids are left out, and so
@@ -12,7 +13,7 @@ import { input, optionalBoolean, stringArray } from '../input'
  */
 export async function relationships(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const p = input(req)
+  const p = params(req)
   const requested = [...new Set(stringArray(p, 'id'))].map(parseId).filter((id): id is string => !!id)
   const query = ctx.db('accounts').whereIn('id', requested)
   if (!optionalBoolean(p, 'with_suspended')) query.whereNull('suspended_at')

@@ -1,14 +1,15 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../entities/account'
 import { blocks } from '../../../domain/relationships'
-import { findAccount, urlsOf } from '../../../domain/records'
+import { findAccount } from '../../../domain/records'
 import { visibleTo, withoutUnwantedReblogs } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
-import { input, optionalBoolean, optionalString } from '../input'
+import { optionalBoolean, optionalString } from '../input'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
 const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const
@@ -21,7 +22,7 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   const onlyMediaRoute = req.path.endsWith('/statuses/media')
   const viewer = await optionalUser(ctx, req)
   const account = await findAccount(ctx.db, req.params.id)
-  const p = input(req)
+  const p = params(req)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const flags = {
     pinned: optionalBoolean(p, 'pinned'),
@@ -76,5 +77,5 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx), rows, viewerId))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
 }

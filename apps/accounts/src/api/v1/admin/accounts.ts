@@ -11,11 +11,12 @@ import {
   unprocessable,
 } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
 import { revokeTokens } from '../../../oauth/tokens'
-import { isId } from '../../../users/accounts'
-import { requireUser } from '../../../users/current'
+import { escapeLike } from '../../../users/accounts'
+import { requireAdmin } from '../../../users/current'
 import {
   approveUser,
   disableUser,
@@ -39,13 +40,6 @@ interface AdminAccountRow extends AccountRow {
   created_by_application_id: string | null
 }
 
-/** The caller must hold the admin role (the route table already checked the admin:* scope). */
-async function requireAdmin(ctx: AccountsContext, req: Request) {
-  const current = await requireUser(ctx, req)
-  if (current.user.role !== 'admin') throw forbidden()
-  return current
-}
-
 const adminAccounts = (db: Knex) =>
   db('accounts')
     .join('users', 'users.account_id', 'accounts.id')
@@ -63,7 +57,8 @@ const adminAccounts = (db: Knex) =>
     )
 
 async function findAdminAccount(ctx: AccountsContext, id: unknown): Promise<AdminAccountRow> {
-  const row = isId(id) ? await adminAccounts(ctx.db).where('accounts.id', id).first() : undefined
+  const accountId = parseId(id)
+  const row = accountId ? await adminAccounts(ctx.db).where('accounts.id', accountId).first() : undefined
   if (!row) throw recordNotFound()
   return row
 }
@@ -115,9 +110,9 @@ export async function listAdminAccounts(ctx: AccountsContext, req: Request, res:
   if (castBoolean(p.remote) === true) query.whereRaw('false')
   if (castBoolean(p.staff) === true) query.whereIn('users.role', ['admin', 'moderator'])
   if (typeof p.username === 'string' && p.username)
-    query.whereRaw('lower(accounts.username) like lower(?)', [`${p.username.replace(/[\\%_]/g, '\\$&')}%`])
+    query.whereRaw('lower(accounts.username) like lower(?)', [`${escapeLike(p.username)}%`])
   if (typeof p.email === 'string' && p.email)
-    query.whereRaw('lower(users.email) like lower(?)', [`%${p.email.replace(/[\\%_]/g, '\\$&')}%`])
+    query.whereRaw('lower(users.email) like lower(?)', [`%${escapeLike(p.email)}%`])
 
   const rows = await paginate<AdminAccountRow>(query, 'accounts.id', page)
   const kept: Record<string, string> = {}

@@ -3,16 +3,16 @@ import type { Request, Response } from 'express'
 import { IP_SEVERITIES } from '@roost/auth'
 import type { IpSeverity } from '@roost/auth'
 import { paginate } from '@roost/db'
-import { forbidden, linkHeader, params, readPage, recordNotFound, unprocessable, zText } from '@roost/service'
+import { linkHeader, params, readPage, recordNotFound, unprocessable, zText } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { parseId } from '../../../domain/records'
 import { publishIpRules } from '../../../ip_blocks/rules'
 import type { IpBlockRow } from '../../../ip_blocks/rules'
-import { requireUser } from '../../../users/current'
+import { requireAdmin } from '../../../users/current'
 
 /** Mastodon's LIMIT for this endpoint (default page size; capped at twice that). */
 const DEFAULT_LIMIT = 100
-const ROLES_THAT_MANAGE_BLOCKS = ['admin', 'owner']
 
 /** Mastodon's Admin::IpBlock entity (docs: entities/Admin_IpBlock). */
 function ipBlockEntity(row: IpBlockRow) {
@@ -26,17 +26,9 @@ function ipBlockEntity(row: IpBlockRow) {
   }
 }
 
-/** Mastodon's `manage_blocks` permission: admins only (moderators and users → 403). */
-async function requireAdmin(ctx: AccountsContext, req: Request) {
-  const { user } = await requireUser(ctx, req)
-  if (!ROLES_THAT_MANAGE_BLOCKS.includes(user.role)) throw forbidden()
-}
-
 async function findIpBlock(ctx: AccountsContext, id: unknown): Promise<IpBlockRow> {
-  const row =
-    typeof id === 'string' && /^\d{1,19}$/.test(id)
-      ? await ctx.db<IpBlockRow>('ip_blocks').where({ id }).first()
-      : undefined
+  const blockId = parseId(id)
+  const row = blockId ? await ctx.db<IpBlockRow>('ip_blocks').where({ id: blockId }).first() : undefined
   if (!row) throw recordNotFound()
   return row
 }
@@ -97,7 +89,7 @@ async function save(ctx: AccountsContext, write: () => Promise<IpBlockRow[]>): P
 // Postgres normalises the range: host bits are cleared (`10.1.2.3/8` → `10.0.0.0/8`), a bare address gets /32 or /128.
 const asCidr = (ctx: AccountsContext, ip: string) => ctx.db.raw('network(?::inet)', [ip])
 
-/** GET /api/v1/admin/ip_blocks — newest first, keyset pages with Link headers. */
+/** GET /api/v1/admin/ip_blocks — Mastodon's `manage_blocks` permission (admins only); newest first, keyset pages with Link headers. */
 export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
   const p = params(req)

@@ -1,9 +1,7 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
-import { input } from '../input'
 
 /** GET /api/v1/blocks — accounts you block, newest block first, paged by block id. */
 export async function listBlocks(ctx: AccountsContext, req: Request, res: Response) {
@@ -14,5 +12,5 @@ export async function listBlocks(ctx: AccountsContext, req: Request, res: Respon
     .where('blocks.account_id', account.id)
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'blocks.id as page_id')
-  await sendAccountPage(ctx, req, res, query, 'blocks.id', readPage(input(req), DEFAULT_ACCOUNTS_LIMIT))
+  await sendAccountPage(ctx, req, res, query, 'blocks.id')
 }

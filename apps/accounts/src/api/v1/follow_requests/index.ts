@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
-import { DEFAULT_ACCOUNTS_LIMIT, readPage, recordNotFound } from '@roost/service'
+import { recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { notify } from '../../../domain/notifications'
 import { parseId } from '../../../domain/records'
@@ -8,7 +8,6 @@ import { createFollow, deleteFollowRequest } from '../../../domain/relationships
 import { renderRelationship } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
-import { input } from '../input'
 
 /** GET /api/v1/follow_requests — who asks to follow you, newest request first, paged by request id. */
 export async function listFollowRequests(ctx: AccountsContext, req: Request, res: Response) {
@@ -19,14 +18,7 @@ export async function listFollowRequests(ctx: AccountsContext, req: Request, res
     .where('follow_requests.target_account_id', account.id)
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'follow_requests.id as page_id')
-  await sendAccountPage(
-    ctx,
-    req,
-    res,
-    query,
-    'follow_requests.id',
-    readPage(input(req), DEFAULT_ACCOUNTS_LIMIT),
-  )
+  await sendAccountPage(ctx, req, res, query, 'follow_requests.id')
 }
 
 interface FollowRequestRow {

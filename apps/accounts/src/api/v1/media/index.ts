@@ -1,15 +1,16 @@
 import type { Request, Response } from 'express'
-import { paramMissing, recordNotFound, uploadedFile } from '@roost/service'
+import { paramMissing, params, recordNotFound, uploadedFile } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { parseId, urlsOf } from '../../../domain/records'
+import { urlsOf } from '../../../entities/account'
+import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeImage } from '../../../media/storage'
 import { requireUser } from '../../../users/current'
-import { input, optionalString } from '../input'
+import { optionalString } from '../input'
 
 /** Mastodon's limit on media descriptions (alt text). */
-const MAX_DESCRIPTION = 1500
+export const MAX_DESCRIPTION = 1500
 
 /**
  * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. Images are stored as
@@ -19,7 +20,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
   const { account } = await requireUser(ctx, req)
   const file = uploadedFile(req, 'file')
   if (!file) throw paramMissing('file')
-  const description = optionalString(input(req), 'description', MAX_DESCRIPTION)
+  const description = optionalString(params(req), 'description', MAX_DESCRIPTION)
   const stored = await storeImage(ctx, file.buffer)
   const [row]: MediaAttachmentRow[] = await ctx
     .db('media_attachments')
@@ -30,7 +31,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
       description: description || null,
     })
     .returning('*')
-  res.json(renderMediaAttachment(row!, urlsOf(ctx)))
+  res.json(renderMediaAttachment(row!, urlsOf(ctx.config.PUBLIC_URL)))
 }
 
 /**
@@ -45,5 +46,5 @@ export async function showMedia(ctx: AccountsContext, req: Request, res: Respons
     ? await ctx.db('media_attachments').where({ id, account_id: account.id, status_id: null }).first()
     : undefined
   if (!row) throw recordNotFound()
-  res.json(renderMediaAttachment(row, urlsOf(ctx)))
+  res.json(renderMediaAttachment(row, urlsOf(ctx.config.PUBLIC_URL)))
 }

@@ -1,11 +1,9 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { activeMute, forgetExpiredMutes } from '../../../domain/relationships'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
-import { input } from '../input'
 
 /** GET /api/v1/mutes — MutedAccount entries (Account + mute_expires_at), newest mute first, paged by mute id. */
 export async function listMutes(ctx: AccountsContext, req: Request, res: Response) {
@@ -18,8 +16,7 @@ export async function listMutes(ctx: AccountsContext, req: Request, res: Respons
     .where(activeMute(ctx.db))
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'mutes.id as page_id', 'mutes.expires_at as mute_expires_at')
-  const page = readPage(input(req), DEFAULT_ACCOUNTS_LIMIT)
-  await sendAccountPage<MutedRow>(ctx, req, res, query, 'mutes.id', page, muted)
+  await sendAccountPage<MutedRow>(ctx, req, res, query, 'mutes.id', muted)
 }
 
 type MutedRow = AccountRow & { page_id: string; mute_expires_at: Date | null }

@@ -1,12 +1,13 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
+import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, params, readPage, recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { parseId, urlsOf } from '../../../domain/records'
+import { urlsOf } from '../../../entities/account'
+import { parseId } from '../../../domain/records'
 import type { NotificationRow } from '../../../entities/notification'
 import { renderNotifications } from '../../../entities/notification'
 import { requireUser } from '../../../users/current'
-import { input, stringArray } from '../input'
+import { stringArray } from '../input'
 
 /** The signed-in user's notifications, from senders who are not suspended. */
 function notificationsOf(ctx: AccountsContext, accountId: string) {
@@ -21,7 +22,7 @@ function notificationsOf(ctx: AccountsContext, accountId: string) {
 /** GET /api/v1/notifications — types[], exclude_types[], account_id; Link next max_id / prev min_id when non-empty. */
 export async function listNotifications(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const p = input(req)
+  const p = params(req)
   const page = readPage(p, DEFAULT_NOTIFICATIONS_LIMIT)
   const types = stringArray(p, 'types')
   const excludeTypes = stringArray(p, 'exclude_types')
@@ -43,7 +44,7 @@ export async function listNotifications(ctx: AccountsContext, req: Request, res:
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderNotifications(ctx.db, urlsOf(ctx), rows, account.id))
+  res.json(await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
 }
 
 async function ownNotification(ctx: AccountsContext, req: Request) {
@@ -59,7 +60,7 @@ async function ownNotification(ctx: AccountsContext, req: Request) {
 /** GET /api/v1/notifications/:id */
 export async function getNotification(ctx: AccountsContext, req: Request, res: Response) {
   const { account, row } = await ownNotification(ctx, req)
-  const [rendered] = await renderNotifications(ctx.db, urlsOf(ctx), [row], account.id)
+  const [rendered] = await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row], account.id)
   res.json(rendered)
 }
 

@@ -1,17 +1,18 @@
 import type { Request, Response } from 'express'
-import { unprocessable } from '@roost/service'
+import { params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../entities/account'
 import { notify, withdrawNotification } from '../../../domain/notifications'
-import { parseId, urlsOf } from '../../../domain/records'
+import { parseId } from '../../../domain/records'
 import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatus } from '../../../entities/status'
 import { requireUser } from '../../../users/current'
-import { input, optionalString } from '../input'
+import { optionalString } from '../input'
 import { readVisibility } from './index'
 
 /** Mastodon's StatusPinValidator limit. */
-const MAX_PINS = 5
+export const MAX_PINS = 5
 
 /** The status the signed-in user acts on; a reblog stands for its original, as in Mastodon. */
 async function target(ctx: AccountsContext, req: Request) {
@@ -22,7 +23,7 @@ async function target(ctx: AccountsContext, req: Request) {
 }
 
 const answer = async (ctx: AccountsContext, res: Response, status: StatusRow, viewerId: string) =>
-  res.json(await renderStatus(ctx.db, urlsOf(ctx), status, viewerId))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewerId))
 
 /** POST /api/v1/statuses/:id/favourite — idempotent; notifies the author the first time. */
 export async function favourite(ctx: AccountsContext, req: Request, res: Response) {
@@ -58,7 +59,7 @@ export async function unfavourite(ctx: AccountsContext, req: Request, res: Respo
 /** POST /api/v1/statuses/:id/reblog — answers with the reblog, which embeds the original. */
 export async function reblogStatus(ctx: AccountsContext, req: Request, res: Response) {
   const { account, status } = await target(ctx, req)
-  const visibility = readVisibility(optionalString(input(req), 'visibility'), 'public')
+  const visibility = readVisibility(optionalString(params(req), 'visibility'), 'public')
   if (visibility === 'direct')
     throw unprocessable('Validation failed: Visibility is not included in the list')
   const row = await ctx.db.transaction((trx) => reblog(ctx, trx, account, status, visibility))

@@ -1,12 +1,13 @@
 import type { Request, Response } from 'express'
-import { forbidden, unprocessable } from '@roost/service'
+import { forbidden, params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { parseId, urlsOf } from '../../../domain/records'
+import { urlsOf } from '../../../entities/account'
+import { parseId } from '../../../domain/records'
 import type { Visibility } from '../../../domain/statuses'
 import { createStatus, deleteStatus, findVisibleStatus, VISIBILITIES } from '../../../domain/statuses'
 import { renderStatus } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
-import { input, optionalBoolean, optionalString, stringArray } from '../input'
+import { optionalBoolean, optionalString, stringArray } from '../input'
 
 export function readVisibility(value: string | undefined, fallback: Visibility): Visibility {
   if (value === undefined || value === '') return fallback
@@ -24,7 +25,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     default_sensitive: boolean
     default_language: string | null
   }
-  const p = input(req)
+  const p = params(req)
   const mediaIds = stringArray(p, 'media_ids')
   const inReplyTo = optionalString(p, 'in_reply_to_id')
   const language = optionalString(p, 'language', 8)
@@ -40,14 +41,14 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     }),
   )
   ctx.outbox.wake()
-  res.json(await renderStatus(ctx.db, urlsOf(ctx), status, account.id))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
 }
 
 /** GET /api/v1/statuses/:id */
 export async function getStatus(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), viewer?.account.id)
-  res.json(await renderStatus(ctx.db, urlsOf(ctx), status, viewer?.account.id))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewer?.account.id))
 }
 
 /** DELETE /api/v1/statuses/:id — answers with the deleted status and its source `text` (for redrafting). */
@@ -55,7 +56,7 @@ export async function deleteOwnStatus(ctx: AccountsContext, req: Request, res: R
   const { account } = await requireUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), account.id)
   if (status.account_id !== account.id) throw forbidden()
-  const rendered = await renderStatus(ctx.db, urlsOf(ctx), status, account.id, true)
+  const rendered = await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id, true)
   await ctx.db.transaction((trx) => deleteStatus(trx, status))
   res.json(rendered)
 }

@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { urlsOf } from '../../../domain/records'
-import { activeMute } from '../../../domain/relationships'
+import { urlsOf } from '../../../entities/account'
+import { hideBlockedAndMuted } from '../../../domain/relationships'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
-import { input, optionalBoolean } from '../input'
+import { optionalBoolean } from '../input'
 
 /**
  * GET /api/v1/timelines/public — public posts (no boosts) by authors neither suspended nor silenced; a signed-in
@@ -16,7 +16,7 @@ import { input, optionalBoolean } from '../input'
  */
 export async function publicTimeline(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
-  const p = input(req)
+  const p = params(req)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const local = optionalBoolean(p, 'local')
   const remote = optionalBoolean(p, 'remote')
@@ -32,24 +32,7 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
   if (onlyMedia)
     query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
   const viewerId = viewer?.account.id
-  if (viewerId)
-    query
-      .whereNotExists(
-        db('blocks')
-          .where('blocks.account_id', viewerId)
-          .whereRaw('blocks.target_account_id = statuses.account_id'),
-      )
-      .whereNotExists(
-        db('blocks as b')
-          .whereRaw('b.account_id = statuses.account_id')
-          .where('b.target_account_id', viewerId),
-      )
-      .whereNotExists(
-        db('mutes')
-          .where('mutes.account_id', viewerId)
-          .whereRaw('mutes.target_account_id = statuses.account_id')
-          .where(activeMute(db)),
-      )
+  if (viewerId) hideBlockedAndMuted(db, query, viewerId, 'statuses.account_id')
   const rows = remote && !local ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {}
@@ -60,5 +43,5 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx), rows, viewerId))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
 }
