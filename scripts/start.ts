@@ -96,6 +96,10 @@ async function main() {
           ? ` with the password ${admin.generatedPassword} (shown once: keep it)`
           : ''),
     )
+  else
+    console.log(
+      `Admin: ${admin.username} <${admin.email}> (already there; its password is the one set when it was created)`,
+    )
 
   for (const app of APPS) {
     if (!existsSync(path.join(ROOT, app.entry))) {
