@@ -31,7 +31,7 @@ import { relationships } from './api/v1/accounts/relationships'
 import { accountStatuses } from './api/v1/accounts/statuses'
 import { listBlocks } from './api/v1/blocks'
 import { authorizeFollowRequest, listFollowRequests, rejectFollowRequest } from './api/v1/follow_requests'
-import { showMedia, uploadMedia } from './api/v1/media'
+import { deleteMedia, showMedia, updateMedia, uploadMedia } from './api/v1/media'
 import { listMutes } from './api/v1/mutes'
 import {
   clearNotifications,
@@ -104,6 +104,8 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/media', on(uploadMedia))
   api.post('/api/v2/media', on(uploadMedia))
   api.get('/api/v1/media/:id', on(showMedia))
+  api.put('/api/v1/media/:id', on(updateMedia))
+  api.delete('/api/v1/media/:id', on(deleteMedia))
   api.get('/api/v1/timelines/public', on(publicTimeline))
 
   api.get('/api/v1/accounts/relationships', on(relationships))

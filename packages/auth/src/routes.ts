@@ -96,6 +96,8 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media']),
   route('POST', '/api/v2/media', ACCOUNTS, 'required', ['write:media']),
   route('GET', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
+  route('PUT', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
+  route('DELETE', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
   route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
 

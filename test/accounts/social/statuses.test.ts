@@ -86,6 +86,43 @@ describe('POST /api/v1/statuses', () => {
     const noFile = await alice.post('/api/v2/media').send({ description: 'x' }).expect(400)
     expect(noFile.body.error).toMatch(/file/)
   })
+
+  it('sets alt text with PUT and discards an unposted upload with DELETE, only on your own unattached media', async () => {
+    const upload = (await alice.post('/api/v2/media').attach('file', PNG, 'c.png').expect(200)).body
+    const path = `/api/v1/media/${upload.id}`
+    const alt = await stack
+      .api()
+      .put(path)
+      .set('Authorization', `Bearer ${alice.token}`)
+      .send({ description: 'a red dot' })
+    expect(alt.status).toBe(200)
+    expect(alt.body).toMatchObject({ id: upload.id, description: 'a red dot' })
+    expect((await alice.get(path).expect(200)).body.description).toBe('a red dot')
+    const tooLong = await stack
+      .api()
+      .put(path)
+      .set('Authorization', `Bearer ${alice.token}`)
+      .send({ description: 'x'.repeat(1501) })
+      .expect(422)
+    expect(tooLong.body.error).toMatch(/too long/)
+    await stack
+      .api()
+      .put(path)
+      .set('Authorization', `Bearer ${bob.token}`)
+      .send({ description: 'mine now' })
+      .expect(404)
+    await bob.delete(path).expect(404)
+
+    const image = new URL(upload.url).pathname
+    await stack.api().get(image).expect(200)
+    expect((await alice.delete(path).expect(200)).body).toEqual({})
+    await alice.get(path).expect(404)
+    await stack.api().get(image).expect(404)
+
+    const posted = (await alice.post('/api/v1/media').attach('file', PNG, 'd.png').expect(200)).body
+    await alice.post('/api/v1/statuses', { media_ids: [posted.id] }).expect(200)
+    await alice.delete(`/api/v1/media/${posted.id}`).expect(404)
+  })
 })
 
 describe('GET and DELETE /api/v1/statuses/:id', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Request, Response } from 'express'
 import { unprocessable } from '@roost/service'
@@ -41,6 +41,11 @@ export async function storeImage(
   await mkdir(ctx.config.MEDIA_DIR, { recursive: true })
   await writeFile(path.join(ctx.config.MEDIA_DIR, file), data, { flag: 'wx' })
   return { file, type: kind.type }
+}
+
+/** Deletes a stored image; one already gone is fine. */
+export async function removeImage(ctx: AccountsContext, file: string): Promise<void> {
+  await rm(path.join(ctx.config.MEDIA_DIR, path.basename(file)), { force: true })
 }
 
 const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/

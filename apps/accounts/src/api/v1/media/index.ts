@@ -5,7 +5,7 @@ import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
-import { storeImage } from '../../../media/storage'
+import { removeImage, storeImage } from '../../../media/storage'
 import { requireUser } from '../../../users/current'
 import { optionalString } from '../input'
 
@@ -40,11 +40,40 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
  * is set, and treats 404 as "still processing", so without it an upload never finishes.
  */
 export async function showMedia(ctx: AccountsContext, req: Request, res: Response) {
+  const row = await ownUnattachedMedia(ctx, req)
+  res.json(renderMediaAttachment(row, urlsOf(ctx.config.PUBLIC_URL)))
+}
+
+/** The caller's attachment named by `:id` that is not on a status yet; anything else is a 404, as in Mastodon. */
+async function ownUnattachedMedia(ctx: AccountsContext, req: Request): Promise<MediaAttachmentRow> {
   const { account } = await requireUser(ctx, req)
   const id = parseId(req.params.id)
   const row: MediaAttachmentRow | undefined = id
     ? await ctx.db('media_attachments').where({ id, account_id: account.id, status_id: null }).first()
     : undefined
   if (!row) throw recordNotFound()
-  res.json(renderMediaAttachment(row, urlsOf(ctx.config.PUBLIC_URL)))
+  return row
+}
+
+/** PUT /api/v1/media/:id — sets the description (alt text) before the attachment is posted. */
+export async function updateMedia(ctx: AccountsContext, req: Request, res: Response) {
+  const row = await ownUnattachedMedia(ctx, req)
+  const description = optionalString(params(req), 'description', MAX_DESCRIPTION)
+  const [updated]: MediaAttachmentRow[] =
+    description === undefined
+      ? [row]
+      : await ctx
+          .db('media_attachments')
+          .where({ id: row.id })
+          .update({ description: description || null })
+          .returning('*')
+  res.json(renderMediaAttachment(updated!, urlsOf(ctx.config.PUBLIC_URL)))
+}
+
+/** DELETE /api/v1/media/:id — discards an upload that was never posted (Mastodon 4.4); 200 `{}`. */
+export async function deleteMedia(ctx: AccountsContext, req: Request, res: Response) {
+  const row = await ownUnattachedMedia(ctx, req)
+  await ctx.db('media_attachments').where({ id: row.id, status_id: null }).delete()
+  await removeImage(ctx, row.file)
+  res.json({})
 }
