@@ -1,4 +1,4 @@
-import type { ServiceRoutes } from '@roost/auth'
+import type { ServiceRoutes } from '@roost/routes'
 import type { AccountsContext } from './context'
 import { bindContext } from './context'
 import { createApplication, verifyApplication } from './oauth/applications'
@@ -52,7 +52,7 @@ import {
 
 /**
  * Every route the accounts service serves, and the handler behind it (files under api/ mirror the URL).
- * The scopes each route needs are in the route table, packages/auth/src/routes.ts.
+ * The scopes each route needs are in the route table, packages/routes/src/table.ts.
  */
 export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   const on = bindContext(ctx)

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
-import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
+import { createTokenVerifier, issuerOf, RevocationList } from '@roost/auth'
+import { serviceRoutes } from '@roost/routes'
 import { createDatabase, migrateSchema } from '@roost/db'
 import { createProducers } from '@roost/events'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'

@@ -1,13 +1,6 @@
 import type { RequestHandler } from 'express'
-import type { Route } from '@roost/auth'
+import type { Route } from '@roost/routes'
 import type { GatewayConfig } from './config'
-
-/** Routes that take file uploads (multipart): they get the larger body limit; every other route the small one. */
-export const UPLOAD_ROUTES = [
-  'POST /api/v1/media',
-  'POST /api/v2/media',
-  'PATCH /api/v1/accounts/update_credentials',
-]
 
 const TOO_LARGE = JSON.stringify({ error: 'The request is too large' })
 
@@ -17,9 +10,8 @@ const TOO_LARGE = JSON.stringify({ error: 'The request is too large' })
  * cutting the request when the count passes the limit. The services still parse with their own limits.
  */
 export function bodyLimit(route: Route, config: GatewayConfig): RequestHandler {
-  const limit = UPLOAD_ROUTES.includes(`${route.method} ${route.path}`)
-    ? config.GATEWAY_UPLOAD_BODY_LIMIT
-    : config.GATEWAY_BODY_LIMIT
+  // Routes that take file uploads (`body: 'upload'` in the table) get the larger limit.
+  const limit = route.body === 'upload' ? config.GATEWAY_UPLOAD_BODY_LIMIT : config.GATEWAY_BODY_LIMIT
   return (req, res, next) => {
     const declared = req.headers['content-length']
     if (declared !== undefined) {

@@ -8,9 +8,6 @@ import { addressSet, contains, parseCidr } from './client-address'
 /** How stale the gateway's copy of the rules may be: a new or deleted rule takes effect within this time. */
 export const IP_RULES_MAX_AGE_MS = 1000
 
-/** Routes where `sign_up_block` answers 403 (Mastodon checks it in the sign-up controller, after the token). */
-export const SIGN_UP_ROUTES = ['POST /api/v1/accounts']
-
 interface Matchers {
   noAccess: net.BlockList
   signUpBlock: net.BlockList

@@ -4,19 +4,18 @@ import { createRemoteJWKSet } from 'jose'
 import { Redis } from 'ioredis'
 import {
   authenticate,
-  bySpecificity,
   CLIENT_ADDRESS_HEADER,
   createTokenVerifier,
   issuerOf,
   RevocationList,
-  ROUTES,
 } from '@roost/auth'
-import type { Upstream } from '@roost/auth'
+import { bySpecificity, ROUTES } from '@roost/routes'
+import type { Upstream } from '@roost/routes'
 import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
 import type { GatewayConfig } from './config'
-import { createIpRules, SIGN_UP_ROUTES } from './ip-rules'
+import { createIpRules } from './ip-rules'
 import { mountBullBoard } from './bull-board'
 import { createProxy } from './proxy'
 import { createRateLimiter, rateLimitHeaders } from './rate-limit'
@@ -66,7 +65,6 @@ export async function createGateway(config: GatewayConfig) {
   const router = Router()
   for (const route of [...ROUTES].sort(bySpecificity)) {
     const families = rateLimiter.familiesFor(route)
-    const signUp = SIGN_UP_ROUTES.includes(`${route.method} ${route.path}`)
     // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
     // with bad tokens still spend the address's budget; the token is verified once and kept on `req`.
     const guard: RequestHandler = async (req, res, next) => {
@@ -79,7 +77,8 @@ export async function createGateway(config: GatewayConfig) {
       const state = await rateLimiter.hit(families, { address, token: verdict.token })
       if (state) res.set(rateLimitHeaders(state))
       if (verdict.error) throw verdict.error
-      if (signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
+      // Mastodon checks sign_up_block in the sign-up controller, after the token.
+      if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
       next()
     }
     router[route.method.toLowerCase() as 'get'](

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis'
 import { createRemoteJWKSet } from 'jose'
-import { createTokenVerifier, issuerOf, RevocationList, serviceRoutes } from '@roost/auth'
+import { createTokenVerifier, issuerOf, RevocationList } from '@roost/auth'
+import { serviceRoutes } from '@roost/routes'
 import { createDatabase, migrateSchema } from '@roost/db'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { PushConfig } from './config'

@@ -1,8 +1,7 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express'
-import { HttpError, invalidToken, notFound, outsideScopes } from '@roost/service'
-import { bySpecificity, findRoute, ROUTES } from './routes'
-import type { Method, Route, Upstream } from './routes'
+import type { Request } from 'express'
+import { HttpError, invalidToken, outsideScopes } from '@roost/service'
 import { permits } from './scopes'
+import type { Scope } from './scopes'
 import type { AccessToken, TokenVerifier } from './tokens'
 import { bearerToken } from './tokens'
 
@@ -25,11 +24,26 @@ export const revokedToken = () =>
   )
 
 /**
+ * How a route treats the bearer token:
+ * - `none`: never read (the OAuth endpoints authenticate clients their own way; static and discovery documents);
+ * - `optional`: public, but a presented token must be valid and hold one of `scopes` (Mastodon's
+ *   `authorize_if_got_token!`); an unknown token reads as none, a revoked one is refused;
+ * - `required`: a valid token holding one of `scopes`; an empty `scopes` accepts any valid token.
+ */
+export type Access = 'none' | 'optional' | 'required'
+
+export interface AccessRule {
+  access: Access
+  /** Accepted scopes, any one of which suffices (each also granted by its parents). */
+  scopes: readonly Scope[]
+}
+
+/**
  * Checks a request against its route's access rule: verifies the token (signature, issuer, revocation) and
  * the route's scopes. Used by the gateway and again by each service, which never trusts the gateway blindly.
  */
 export async function authenticate(
-  route: Route,
+  route: AccessRule,
   req: Request,
   verify: TokenVerifier,
 ): Promise<AccessToken | undefined> {
@@ -48,51 +62,3 @@ export async function authenticate(
   if (route.scopes.length && !permits(result.token.scopes, route.scopes)) throw outsideScopes()
   return result.token
 }
-
-type Handler = (req: Request, res: Response, next: NextFunction) => unknown
-
-/**
- * A service's routes, each checked against the route table: registering a route the table does not list for
- * this service throws at start-up. `mount` adds every table route of this service most-specific first, each
- * behind `authenticate`; a table route the service does not implement (yet) still checks the token, then
- * answers 404, so a request sent straight to the service never gets further without a valid token.
- */
-export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
-  const registered: { route: Route; handlers: Handler[] }[] = []
-  const add =
-    (method: Method) =>
-    (path: string, ...handlers: Handler[]) => {
-      const route = findRoute(method, path)
-      if (!route || route.upstream !== upstream)
-        throw new Error(
-          `${method} ${path} is not in the route table for ${upstream} (packages/auth/src/routes.ts)`,
-        )
-      registered.push({ route, handlers })
-    }
-  return {
-    get: add('GET'),
-    post: add('POST'),
-    put: add('PUT'),
-    patch: add('PATCH'),
-    delete: add('DELETE'),
-    routes: () => registered.map((r) => r.route),
-    mount(router: Router) {
-      const unimplemented: Handler = (_req, _res, next) => next(notFound())
-      const all = ROUTES.filter((route) => route.upstream === upstream).map((route) => ({
-        route,
-        handlers: registered.find((r) => r.route === route)?.handlers ?? [unimplemented],
-      }))
-      for (const { route, handlers } of all.sort((a, b) => bySpecificity(a.route, b.route))) {
-        const check: RequestHandler = (req, _res, next) => {
-          authenticate(route, req, verify).then((token) => {
-            req.token = token
-            next()
-          }, next)
-        }
-        router[route.method.toLowerCase() as 'get'](route.path, check, ...(handlers as RequestHandler[]))
-      }
-    },
-  }
-}
-
-export type ServiceRoutes = ReturnType<typeof serviceRoutes>

@@ -1,6 +1,5 @@
 export * from './authorize'
 export * from './revocation'
-export * from './routes'
 export * from './scopes'
 export * from './tokens'
 export * from './ip-rules'

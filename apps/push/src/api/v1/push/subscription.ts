@@ -1,5 +1,5 @@
 import type { Request } from 'express'
-import type { ServiceRoutes } from '@roost/auth'
+import type { ServiceRoutes } from '@roost/routes'
 import type { Knex } from '@roost/db'
 import { NOTIFICATION_TYPES } from '@roost/events'
 import type { Params } from '@roost/service'

@@ -1,26 +1,31 @@
-import type { Scope } from './scopes'
+import type { Access, Scope } from '@roost/auth'
 
 export type Upstream = 'accounts' | 'push'
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /**
- * How a route treats the bearer token:
- * - `none`: never read (the OAuth endpoints authenticate clients their own way; static and discovery documents);
- * - `optional`: public, but a presented token must be valid and hold one of `scopes` (Mastodon's
- *   `authorize_if_got_token!`); an unknown token reads as none, a revoked one is refused;
- * - `required`: a valid token holding one of `scopes`; an empty `scopes` accepts any valid token.
+ * Per-route rate-limit families, counted on top of the general API ones; their budgets are gateway settings
+ * (apps/gateway/src/rate-limit.ts).
  */
-export type Access = 'none' | 'optional' | 'required'
+export type RouteRateLimit = 'sign_ups' | 'app_registrations' | 'follows' | 'statuses' | 'deletes' | 'media'
 
 export interface Route {
   method: Method
   /** An express path pattern; ids are `:id`. */
   path: string
   upstream: Upstream
+  /** How the route treats the bearer token (see `Access` in @roost/auth). */
   access: Access
-  /** Accepted scopes, any one of which suffices (each also granted by its parents; see scopes.ts). */
+  /** Accepted scopes, any one of which suffices (each also granted by its parents; see @roost/auth scopes). */
   scopes: readonly Scope[]
+  /** `upload`: takes multipart files, so the gateway allows the larger body (GATEWAY_UPLOAD_BODY_LIMIT). */
+  body?: 'upload'
+  rateLimit?: readonly RouteRateLimit[]
+  /** Creates an account: the gateway applies `sign_up_block` IP rules to it. */
+  signUp?: boolean
 }
+
+type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp'>
 
 const route = (
   method: Method,
@@ -28,25 +33,20 @@ const route = (
   upstream: Upstream,
   access: Access,
   scopes: Scope[] = [],
-): Route => ({
-  method,
-  path,
-  upstream,
-  access,
-  scopes,
-})
+  attributes: Attributes = {},
+): Route => ({ method, path, upstream, access, scopes, ...attributes })
 
 const ACCOUNTS = 'accounts'
 const PUSH = 'push'
 
 /**
- * THE route table: every public endpoint, its upstream service and the scopes it accepts (Mastodon's, from
- * shared api-reference §1.8). The gateway builds its router from it and the services re-check every request
- * against it; a service cannot serve a route that is missing here (see `serviceRoutes`).
+ * THE route table: every public endpoint, its upstream service, the scopes it accepts (Mastodon's) and what the
+ * gateway must know of it (body limit, rate-limit families, sign-up). The gateway builds its router from it and
+ * the services re-check every request against it; a service cannot serve a route missing here (`serviceRoutes`).
  */
 export const ROUTES: readonly Route[] = [
   // OAuth server and app registration (apps/accounts/src/oauth)
-  route('POST', '/api/v1/apps', ACCOUNTS, 'none'),
+  route('POST', '/api/v1/apps', ACCOUNTS, 'none', [], { rateLimit: ['app_registrations'] }),
   route('GET', '/api/v1/apps/verify_credentials', ACCOUNTS, 'required'),
   route('GET', '/oauth/authorize', ACCOUNTS, 'none'),
   route('POST', '/oauth/authorize', ACCOUNTS, 'none'),
@@ -56,10 +56,15 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/.well-known/oauth-authorization-server', ACCOUNTS, 'none'),
 
   // Accounts and profiles (apps/accounts/src/api/v1/accounts)
-  route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts'], {
+    rateLimit: ['sign_ups'],
+    signUp: true,
+  }),
   route('GET', '/api/v1/accounts', ACCOUNTS, 'optional', ['read:accounts']),
   route('GET', '/api/v1/accounts/verify_credentials', ACCOUNTS, 'required', ['read:accounts', 'profile']),
-  route('PATCH', '/api/v1/accounts/update_credentials', ACCOUNTS, 'required', ['write:accounts']),
+  route('PATCH', '/api/v1/accounts/update_credentials', ACCOUNTS, 'required', ['write:accounts'], {
+    body: 'upload',
+  }),
   route('GET', '/api/v1/accounts/lookup', ACCOUNTS, 'optional', ['read:accounts']),
   route('GET', '/api/v1/accounts/search', ACCOUNTS, 'required', ['read:accounts']),
   route('GET', '/api/v1/accounts/relationships', ACCOUNTS, 'required', ['read:follows']),
@@ -68,7 +73,9 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/accounts/:id/statuses/media', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/api/v1/accounts/:id/followers', ACCOUNTS, 'optional', ['read:accounts']),
   route('GET', '/api/v1/accounts/:id/following', ACCOUNTS, 'optional', ['read:accounts']),
-  route('POST', '/api/v1/accounts/:id/follow', ACCOUNTS, 'required', ['write:follows']),
+  route('POST', '/api/v1/accounts/:id/follow', ACCOUNTS, 'required', ['write:follows'], {
+    rateLimit: ['follows'],
+  }),
   route('POST', '/api/v1/accounts/:id/unfollow', ACCOUNTS, 'required', ['write:follows']),
   route('POST', '/api/v1/accounts/:id/remove_from_followers', ACCOUNTS, 'required', ['write:follows']),
   route('POST', '/api/v1/accounts/:id/block', ACCOUNTS, 'required', ['write:blocks']),
@@ -84,17 +91,29 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/search', ACCOUNTS, 'optional', ['read:search']),
 
   // Statuses, media, timelines (apps/accounts/src/api/v1/statuses …)
-  route('POST', '/api/v1/statuses', ACCOUNTS, 'required', ['write:statuses']),
+  route('POST', '/api/v1/statuses', ACCOUNTS, 'required', ['write:statuses'], { rateLimit: ['statuses'] }),
   route('GET', '/api/v1/statuses/:id', ACCOUNTS, 'optional', ['read:statuses']),
-  route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses']),
+  route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {
+    rateLimit: ['deletes'],
+  }),
   route('POST', '/api/v1/statuses/:id/favourite', ACCOUNTS, 'required', ['write:favourites']),
   route('POST', '/api/v1/statuses/:id/unfavourite', ACCOUNTS, 'required', ['write:favourites']),
-  route('POST', '/api/v1/statuses/:id/reblog', ACCOUNTS, 'required', ['write:statuses']),
-  route('POST', '/api/v1/statuses/:id/unreblog', ACCOUNTS, 'required', ['write:statuses']),
+  route('POST', '/api/v1/statuses/:id/reblog', ACCOUNTS, 'required', ['write:statuses'], {
+    rateLimit: ['statuses'],
+  }),
+  route('POST', '/api/v1/statuses/:id/unreblog', ACCOUNTS, 'required', ['write:statuses'], {
+    rateLimit: ['deletes'],
+  }),
   route('POST', '/api/v1/statuses/:id/pin', ACCOUNTS, 'required', ['write:accounts']),
   route('POST', '/api/v1/statuses/:id/unpin', ACCOUNTS, 'required', ['write:accounts']),
-  route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media']),
-  route('POST', '/api/v2/media', ACCOUNTS, 'required', ['write:media']),
+  route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media'], {
+    body: 'upload',
+    rateLimit: ['media'],
+  }),
+  route('POST', '/api/v2/media', ACCOUNTS, 'required', ['write:media'], {
+    body: 'upload',
+    rateLimit: ['media'],
+  }),
   route('GET', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
   route('PUT', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
   route('DELETE', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
