@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import express from 'express'
+import qs from 'qs'
 import type { ErrorRequestHandler, Express } from 'express'
 import { pinoHttp } from 'pino-http'
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
@@ -30,7 +31,9 @@ export function createMetrics(service: string): Registry {
 export function createApp({ logger, metrics, readiness }: AppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
-  app.set('query parser', 'extended') // `id[]=1&id[]=2` → { id: ['1', '2'] }, as Rails reads it
+  // `id[]=1&id[]=2` → { id: ['1', '2'] }, as Rails reads it. qs turns more than `arrayLimit` (20 by default)
+  // items into an object, so `?id[]=` with 21 ids would read as a malformed parameter instead of "too many ids".
+  app.set('query parser', (query: string) => qs.parse(query, { arrayLimit: 1000 }))
   app.set('trust proxy', false)
 
   const duration = new Histogram({
