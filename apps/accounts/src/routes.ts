@@ -39,8 +39,23 @@ import {
   getNotification,
   listNotifications,
 } from './api/v1/notifications'
-import { favourite, pin, reblogStatus, unfavourite, unpin, unreblogStatus } from './api/v1/statuses/actions'
-import { deleteOwnStatus, getStatus, postStatus } from './api/v1/statuses'
+import {
+  bookmark,
+  favourite,
+  muteConversation,
+  pin,
+  reblogStatus,
+  unbookmark,
+  unfavourite,
+  unmuteConversation,
+  unpin,
+  unreblogStatus,
+} from './api/v1/statuses/actions'
+import { deleteOwnStatus, getStatus, listStatuses, postStatus } from './api/v1/statuses'
+import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
+import { statusContext } from './api/v1/statuses/context'
+import { listBookmarks } from './api/v1/bookmarks'
+import { listFavourites } from './api/v1/favourites'
 import { publicTimeline } from './api/v1/timelines/public'
 import {
   createIpBlock,
@@ -93,7 +108,17 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   // Statuses, media, relationships, timelines and notifications
 
   api.post('/api/v1/statuses', on(postStatus))
+  api.get('/api/v1/statuses', on(listStatuses))
   api.get('/api/v1/statuses/:id', on(getStatus))
+  api.get('/api/v1/statuses/:id/context', on(statusContext))
+  api.get('/api/v1/statuses/:id/reblogged_by', on(rebloggedBy))
+  api.get('/api/v1/statuses/:id/favourited_by', on(favouritedBy))
+  api.post('/api/v1/statuses/:id/bookmark', on(bookmark))
+  api.post('/api/v1/statuses/:id/unbookmark', on(unbookmark))
+  api.post('/api/v1/statuses/:id/mute', on(muteConversation))
+  api.post('/api/v1/statuses/:id/unmute', on(unmuteConversation))
+  api.get('/api/v1/bookmarks', on(listBookmarks))
+  api.get('/api/v1/favourites', on(listFavourites))
   api.delete('/api/v1/statuses/:id', on(deleteOwnStatus))
   api.post('/api/v1/statuses/:id/favourite', on(favourite))
   api.post('/api/v1/statuses/:id/unfavourite', on(unfavourite))

@@ -92,7 +92,17 @@ export const ROUTES: readonly Route[] = [
 
   // Statuses, media, timelines (apps/accounts/src/api/v1/statuses …)
   route('POST', '/api/v1/statuses', ACCOUNTS, 'required', ['write:statuses'], { rateLimit: ['statuses'] }),
+  route('GET', '/api/v1/statuses', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/api/v1/statuses/:id/context', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/api/v1/statuses/:id/reblogged_by', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/statuses/:id/favourited_by', ACCOUNTS, 'optional', ['read:accounts']),
+  route('POST', '/api/v1/statuses/:id/bookmark', ACCOUNTS, 'required', ['write:bookmarks']),
+  route('POST', '/api/v1/statuses/:id/unbookmark', ACCOUNTS, 'required', ['write:bookmarks']),
+  route('POST', '/api/v1/statuses/:id/mute', ACCOUNTS, 'required', ['write:mutes']),
+  route('POST', '/api/v1/statuses/:id/unmute', ACCOUNTS, 'required', ['write:mutes']),
+  route('GET', '/api/v1/bookmarks', ACCOUNTS, 'required', ['read:bookmarks']),
+  route('GET', '/api/v1/favourites', ACCOUNTS, 'required', ['read:favourites']),
   route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {
     rateLimit: ['deletes'],
   }),

@@ -3,7 +3,7 @@ import type { NotificationType } from '@roost/events'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import { mediaUrl, missingAvatar, urlsOf } from '../entities/account'
-import { blocks, follows, mutesNotifications } from './relationships'
+import { blocks, follows, mutesConversationOf, mutesNotifications } from './relationships'
 
 export interface NewNotification {
   type: NotificationType
@@ -17,8 +17,8 @@ const excerptOf = (text: string) => text.replace(/\s+/g, ' ').trim()
 
 /**
  * Mastodon's NotifyService, inside the caller's transaction: drops the notification for self-actions, a
- * suspended or remote recipient, a sender the recipient blocks, or one muted with notifications; otherwise stores
- * it together with its outbox event. The caller calls `ctx.outbox.wake()` after commit.
+ * suspended or remote recipient, a sender the recipient blocks or muted with notifications, or a status in a
+ * thread the recipient muted; otherwise stores it together with its outbox event. The caller calls `ctx.outbox.wake()` after commit.
  * Returns whether a notification was created.
  */
 export async function notify(ctx: AccountsContext, trx: Knex, n: NewNotification): Promise<boolean> {
@@ -28,6 +28,7 @@ export async function notify(ctx: AccountsContext, trx: Knex, n: NewNotification
   if (!recipient || !user || recipient.suspended_at) return false
   if (await blocks(trx, n.recipientId, n.senderId)) return false
   if (await mutesNotifications(trx, n.recipientId, n.senderId)) return false
+  if (n.statusId && (await mutesConversationOf(trx, n.recipientId, n.statusId))) return false
   const sender: AccountRow = await trx('accounts').where({ id: n.senderId }).first()
 
   const [row] = await trx('notifications')

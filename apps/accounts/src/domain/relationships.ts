@@ -59,6 +59,15 @@ export async function mutesNotifications(db: Knex, accountId: string, targetId: 
   return !!row
 }
 
+/** Whether `accountId` muted the thread `statusId` belongs to (POST /api/v1/statuses/:id/mute). */
+export async function mutesConversationOf(db: Knex, accountId: string, statusId: string): Promise<boolean> {
+  const row = await db('conversation_mutes')
+    .join('statuses', 'statuses.conversation_id', 'conversation_mutes.conversation_id')
+    .where({ 'statuses.id': statusId, 'conversation_mutes.account_id': accountId })
+    .first('conversation_mutes.id')
+  return !!row
+}
+
 export interface FollowOptions {
   reblogs?: boolean
   notify?: boolean

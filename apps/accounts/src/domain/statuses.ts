@@ -149,9 +149,13 @@ export async function createStatus(ctx: AccountsContext, trx: Knex, author: Acco
   const mentioned: AccountRow[] = names.length
     ? await trx('accounts').whereRaw('lower(username) = any(?)', [names]).whereNull('suspended_at')
     : []
+  // A reply joins its parent's thread; anything else opens one.
+  const conversationId =
+    replyTo?.conversation_id ?? (await trx('conversations').insert({}).returning('id'))[0].id
   const [row]: StatusRow[] = await trx('statuses')
     .insert({
       account_id: author.id,
+      conversation_id: conversationId,
       text: s.text,
       spoiler_text: s.spoilerText,
       // A content warning always hides the media too, as in Mastodon.

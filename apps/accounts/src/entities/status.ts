@@ -16,6 +16,11 @@ export interface StatusRow {
   in_reply_to_id: string | null
   in_reply_to_account_id: string | null
   reblog_of_id: string | null
+  /** The thread; null on reblogs. */
+  conversation_id: string | null
+  edited_at: Date | null
+  /** The attachments in the author's order once edited; null: every attached one, in id order. */
+  ordered_media_attachment_ids: string[] | null
   created_at: Date
 }
 
@@ -43,6 +48,16 @@ export function statusHtml(text: string, mentioned: Map<string, AccountRow>, url
     .split(/\n{2,}/)
     .map((p) => `<p>${p.split('\n').map(linkify).join('<br />')}</p>`)
     .join('')
+}
+
+/**
+ * A status's current attachments: those an edit kept, in the author's order (an edit leaves removed ones attached
+ * for the history), or every attached one in id order.
+ */
+export function attachmentsOf(status: StatusRow, media: MediaAttachmentRow[]): MediaAttachmentRow[] {
+  const attached = media.filter((m) => m.status_id === status.id)
+  if (!status.ordered_media_attachment_ids) return attached
+  return status.ordered_media_attachment_ids.flatMap((id) => attached.find((m) => m.id === id) ?? [])
 }
 
 const countBy = async (query: Knex.QueryBuilder, column: string) => {
@@ -80,10 +95,20 @@ export async function renderStatuses(
     new Set<string>(
       viewerId ? await db(table).where({ account_id: viewerId }).whereIn(column, ids).pluck(column) : [],
     )
-  const [favourited, reblogged, pinned] = await Promise.all([
+  const conversationIds = [...new Set(all.flatMap((s) => s.conversation_id ?? []))]
+  const [favourited, reblogged, pinned, bookmarked, mutedConversations] = await Promise.all([
     mine('favourites'),
     mine('statuses', 'reblog_of_id'),
     mine('status_pins'),
+    mine('bookmarks'),
+    new Set<string>(
+      viewerId && conversationIds.length
+        ? await db('conversation_mutes')
+            .where({ account_id: viewerId })
+            .whereIn('conversation_id', conversationIds)
+            .pluck('conversation_id')
+        : [],
+    ),
   ])
   const accounts = await accountsById(db, [
     ...all.map((s) => s.account_id),
@@ -109,11 +134,11 @@ export async function renderStatuses(
       replies_count: replies.get(s.id) ?? 0,
       reblogs_count: reblogs.get(s.id) ?? 0,
       favourites_count: favourites.get(s.id) ?? 0,
-      edited_at: null,
+      edited_at: s.edited_at ? new Date(s.edited_at).toISOString() : null,
       favourited: favourited.has(s.id),
       reblogged: reblogged.has(s.id),
-      muted: false,
-      bookmarked: false,
+      muted: !!s.conversation_id && mutedConversations.has(s.conversation_id),
+      bookmarked: bookmarked.has(s.id),
       ...(viewerId === s.account_id ? { pinned: pinned.has(s.id) } : {}),
       content: statusHtml(s.text, new Map(mentioned.map((a) => [a.username.toLowerCase(), a])), urls),
       ...(withText ? { text: s.text } : {}),
@@ -121,7 +146,7 @@ export async function renderStatuses(
       reblog: original ? render(original) : null,
       application: null,
       account: renderAccount(account, urls),
-      media_attachments: media.filter((m) => m.status_id === s.id).map((m) => renderMediaAttachment(m, urls)),
+      media_attachments: attachmentsOf(s, media).map((m) => renderMediaAttachment(m, urls)),
       mentions: mentioned.map((a) => ({
         id: a.id,
         username: a.username,

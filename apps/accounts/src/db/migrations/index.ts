@@ -4,6 +4,7 @@ import * as accountProfiles from './20261121000100_account_profiles'
 import * as userSignUpApplication from './20261121000210_user_sign_up_application'
 import * as social from './20261121000300_social'
 import * as ipBlocks from './20261121000500_ip_blocks'
+import * as threadsBookmarksEdits from './20261122000000_threads_bookmarks_edits'
 
 /** Every migration of the `accounts` schema, in order. Add new files here. */
 export const migrations: Migration[] = [
@@ -12,4 +13,5 @@ export const migrations: Migration[] = [
   { name: '20261121000210_user_sign_up_application', ...userSignUpApplication },
   { name: '20261121000300_social', ...social },
   { name: '20261121000500_ip_blocks', ...ipBlocks },
+  { name: '20261122000000_threads_bookmarks_edits', ...threadsBookmarksEdits },
 ]

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
-import { params, unprocessable } from '@roost/service'
+import type { HttpError } from '@roost/service'
+import { notFound, params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { notify, withdrawNotification } from '../../../domain/notifications'
@@ -15,10 +16,11 @@ import { readVisibility } from './index'
 export const MAX_PINS = 5
 
 /** The status the signed-in user acts on; a reblog stands for its original, as in Mastodon. */
-async function target(ctx: AccountsContext, req: Request) {
+async function target(ctx: AccountsContext, req: Request, missing?: () => HttpError) {
   const current = await requireUser(ctx, req)
-  let status = await findVisibleStatus(ctx.db, parseId(req.params.id), current.account.id)
-  if (status.reblog_of_id) status = await findVisibleStatus(ctx.db, status.reblog_of_id, current.account.id)
+  let status = await findVisibleStatus(ctx.db, parseId(req.params.id), current.account.id, missing)
+  if (status.reblog_of_id)
+    status = await findVisibleStatus(ctx.db, status.reblog_of_id, current.account.id, missing)
   return { ...current, status }
 }
 
@@ -111,5 +113,58 @@ export async function unpin(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), account.id)
   await ctx.db('status_pins').where({ account_id: account.id, status_id: status.id }).delete()
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/bookmark — idempotent. */
+export async function bookmark(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req, notFound)
+  await ctx
+    .db('bookmarks')
+    .insert({ account_id: account.id, status_id: status.id })
+    .onConflict(['account_id', 'status_id'])
+    .ignore()
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/unbookmark — also for a bookmarked status the user can no longer see. */
+export async function unbookmark(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const id = parseId(req.params.id)
+  const bookmarked: StatusRow | undefined = id
+    ? await ctx
+        .db('bookmarks')
+        .join('statuses', 'statuses.id', 'bookmarks.status_id')
+        .where({ 'bookmarks.account_id': account.id, 'bookmarks.status_id': id })
+        .first('statuses.*')
+    : undefined
+  const status = bookmarked ?? (await target(ctx, req, notFound)).status
+  await ctx.db('bookmarks').where({ account_id: account.id, status_id: status.id }).delete()
+  await answer(ctx, res, status, account.id)
+}
+
+/**
+ * POST /api/v1/statuses/:id/mute — mutes the status's thread: notifications about its statuses stop
+ * (domain/notifications). Mastodon does not check that the user took part in it.
+ */
+export async function muteConversation(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req, notFound)
+  if (!status.conversation_id) throw unprocessable('Mastodon::ValidationError')
+  await ctx
+    .db('conversation_mutes')
+    .insert({ account_id: account.id, conversation_id: status.conversation_id })
+    .onConflict(['account_id', 'conversation_id'])
+    .ignore()
+  await answer(ctx, res, status, account.id)
+}
+
+/** POST /api/v1/statuses/:id/unmute */
+export async function unmuteConversation(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, status } = await target(ctx, req, notFound)
+  if (!status.conversation_id) throw unprocessable('Mastodon::ValidationError')
+  await ctx
+    .db('conversation_mutes')
+    .where({ account_id: account.id, conversation_id: status.conversation_id })
+    .delete()
   await answer(ctx, res, status, account.id)
 }

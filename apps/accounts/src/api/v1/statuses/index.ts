@@ -1,11 +1,12 @@
 import type { Request, Response } from 'express'
-import { forbidden, params, unprocessable } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, forbidden, params, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
 import type { Visibility } from '../../../domain/statuses'
 import { createStatus, deleteStatus, findVisibleStatus, VISIBILITIES } from '../../../domain/statuses'
-import { renderStatus } from '../../../entities/status'
+import { permittedStatuses } from '../../../domain/threads'
+import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 import { optionalBoolean, optionalString, stringArray } from '../input'
 
@@ -42,6 +43,23 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
   )
   ctx.outbox.wake()
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
+}
+
+/**
+ * GET /api/v1/statuses?id[]= — up to 20 statuses at once, newest first; those the viewer may not see (or whose
+ * authors the viewer blocks or mutes) are left out, as in Mastodon.
+ */
+export async function listStatuses(ctx: AccountsContext, req: Request, res: Response) {
+  const viewerId = (await optionalUser(ctx, req))?.account.id
+  const ids = [...new Set(stringArray(params(req), 'id'))]
+  if (ids.length > DEFAULT_STATUSES_LIMIT) throw unprocessable('Mastodon::ValidationError')
+  const rows = await permittedStatuses(
+    ctx.db,
+    ids.flatMap((id) => parseId(id) ?? []),
+    viewerId,
+  )
+  rows.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
 }
 
 /** GET /api/v1/statuses/:id */
