@@ -9,7 +9,7 @@ import {
   issuerOf,
   RevocationList,
 } from '@roost/auth'
-import { bySpecificity, ROUTES } from '@roost/routes'
+import { bySpecificity, openApiDocument, ROUTES } from '@roost/routes'
 import type { Upstream } from '@roost/routes'
 import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
 import { bodyLimit } from './body-limit'
@@ -41,7 +41,7 @@ export async function createGateway(config: GatewayConfig) {
   const ipRules = createIpRules(redis, config.REDIS_PREFIX, logger)
   const rateLimiter = createRateLimiter(redis, config, logger)
 
-  const upstreams: Record<Upstream, ReturnType<typeof createProxy>> = {
+  const upstreams: Record<Exclude<Upstream, 'gateway'>, ReturnType<typeof createProxy>> = {
     accounts: createProxy(config.ACCOUNTS_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
     push: createProxy(config.PUSH_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
   }
@@ -62,6 +62,8 @@ export async function createGateway(config: GatewayConfig) {
   })
 
   const board = mountBullBoard(app, { config, verify, logger }) // before the route table: not a public API route
+  const openApi = openApiDocument(config.PUBLIC_URL)
+  const own: Record<string, RequestHandler> = { '/api/openapi.json': (_req, res) => res.json(openApi) }
   const router = Router()
   for (const route of [...ROUTES].sort(bySpecificity)) {
     const families = rateLimiter.familiesFor(route)
@@ -81,12 +83,9 @@ export async function createGateway(config: GatewayConfig) {
       if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
       next()
     }
-    router[route.method.toLowerCase() as 'get'](
-      route.path,
-      bodyLimit(route, config),
-      guard,
-      upstreams[route.upstream].middleware,
-    )
+    const answer = route.upstream === 'gateway' ? own[route.path] : upstreams[route.upstream].middleware
+    if (!answer) throw new Error(`The gateway has no handler for its route ${route.method} ${route.path}`)
+    router[route.method.toLowerCase() as 'get'](route.path, bodyLimit(route, config), guard, answer)
   }
   app.use(router)
   finishApp(app)

@@ -1,2 +1,5 @@
 export * from './table'
 export * from './service-routes'
+export * from './params'
+export * from './parameters'
+export * from './openapi'

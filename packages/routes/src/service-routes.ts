@@ -7,13 +7,20 @@ import type { Method, Route, Upstream } from './table'
 
 type Handler = (req: Request, res: Response, next: NextFunction) => unknown
 
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The table route the request matched (its `params` schema is what `readParams` validates with). */
+    apiRoute?: Route
+  }
+}
+
 /**
  * A service's routes, each checked against the route table: registering a route the table does not list for
  * this service throws at start-up. `mount` adds every table route of this service most-specific first, each
  * behind `authenticate`; a table route the service does not implement (yet) still checks the token, then
  * answers 404, so a request sent straight to the service never gets further without a valid token.
  */
-export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
+export function serviceRoutes(upstream: Exclude<Upstream, 'gateway'>, verify: TokenVerifier) {
   const registered: { route: Route; handlers: Handler[] }[] = []
   const add =
     (method: Method) =>
@@ -40,6 +47,7 @@ export function serviceRoutes(upstream: Upstream, verify: TokenVerifier) {
       }))
       for (const { route, handlers } of all.sort((a, b) => bySpecificity(a.route, b.route))) {
         const check: RequestHandler = (req, _res, next) => {
+          req.apiRoute = route
           authenticate(route, req, verify).then((token) => {
             req.token = token
             next()

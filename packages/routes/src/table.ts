@@ -1,6 +1,9 @@
 import type { Access, Scope } from '@roost/auth'
+import * as P from './parameters'
+import type { RouteParams } from './params'
 
-export type Upstream = 'accounts' | 'push'
+/** The service behind a route; `gateway` routes are answered by the gateway itself. */
+export type Upstream = 'accounts' | 'push' | 'gateway'
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /**
@@ -23,9 +26,14 @@ export interface Route {
   rateLimit?: readonly RouteRateLimit[]
   /** Creates an account: the gateway applies `sign_up_block` IP rules to it. */
   signUp?: boolean
+  /**
+   * The route's parameters (query and body), a zod object from ./parameters: handlers read them with
+   * `readParams(req, schema)` and the OpenAPI document shows them. Absent: the route takes none.
+   */
+  params?: RouteParams
 }
 
-type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp'>
+type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp' | 'params'>
 
 const route = (
   method: Method,
@@ -38,6 +46,7 @@ const route = (
 
 const ACCOUNTS = 'accounts'
 const PUSH = 'push'
+const GATEWAY = 'gateway'
 
 /**
  * THE route table: every public endpoint, its upstream service, the scopes it accepts (Mastodon's) and what the
@@ -46,12 +55,15 @@ const PUSH = 'push'
  */
 export const ROUTES: readonly Route[] = [
   // OAuth server and app registration (apps/accounts/src/oauth)
-  route('POST', '/api/v1/apps', ACCOUNTS, 'none', [], { rateLimit: ['app_registrations'] }),
+  route('POST', '/api/v1/apps', ACCOUNTS, 'none', [], {
+    rateLimit: ['app_registrations'],
+    params: P.createAppParams,
+  }),
   route('GET', '/api/v1/apps/verify_credentials', ACCOUNTS, 'required'),
-  route('GET', '/oauth/authorize', ACCOUNTS, 'none'),
-  route('POST', '/oauth/authorize', ACCOUNTS, 'none'),
-  route('POST', '/oauth/token', ACCOUNTS, 'none'),
-  route('POST', '/oauth/revoke', ACCOUNTS, 'none'),
+  route('GET', '/oauth/authorize', ACCOUNTS, 'none', [], { params: P.showAuthorizationParams }),
+  route('POST', '/oauth/authorize', ACCOUNTS, 'none', [], { params: P.decideAuthorizationParams }),
+  route('POST', '/oauth/token', ACCOUNTS, 'none', [], { params: P.tokenParams }),
+  route('POST', '/oauth/revoke', ACCOUNTS, 'none', [], { params: P.revokeParams }),
   route('GET', '/oauth/jwks', ACCOUNTS, 'none'),
   route('GET', '/.well-known/oauth-authorization-server', ACCOUNTS, 'none'),
 
@@ -59,50 +71,80 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts'], {
     rateLimit: ['sign_ups'],
     signUp: true,
+    params: P.createAccountParams,
   }),
-  route('GET', '/api/v1/accounts', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/accounts', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.listAccountsParams,
+  }),
   route('GET', '/api/v1/accounts/verify_credentials', ACCOUNTS, 'required', ['read:accounts', 'profile']),
   route('PATCH', '/api/v1/accounts/update_credentials', ACCOUNTS, 'required', ['write:accounts'], {
     body: 'upload',
+    params: P.updateCredentialsParams,
   }),
-  route('GET', '/api/v1/accounts/lookup', ACCOUNTS, 'optional', ['read:accounts']),
-  route('GET', '/api/v1/accounts/search', ACCOUNTS, 'required', ['read:accounts']),
-  route('GET', '/api/v1/accounts/relationships', ACCOUNTS, 'required', ['read:follows']),
+  route('GET', '/api/v1/accounts/lookup', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.lookupAccountParams,
+  }),
+  route('GET', '/api/v1/accounts/search', ACCOUNTS, 'required', ['read:accounts'], {
+    params: P.searchAccountsParams,
+  }),
+  route('GET', '/api/v1/accounts/relationships', ACCOUNTS, 'required', ['read:follows'], {
+    params: P.relationshipsParams,
+  }),
   route('GET', '/api/v1/accounts/:id', ACCOUNTS, 'optional', ['read:accounts']),
-  route('GET', '/api/v1/accounts/:id/statuses', ACCOUNTS, 'optional', ['read:statuses']),
-  route('GET', '/api/v1/accounts/:id/statuses/media', ACCOUNTS, 'optional', ['read:statuses']),
-  route('GET', '/api/v1/accounts/:id/followers', ACCOUNTS, 'optional', ['read:accounts']),
-  route('GET', '/api/v1/accounts/:id/following', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/accounts/:id/statuses', ACCOUNTS, 'optional', ['read:statuses'], {
+    params: P.accountStatusesParams,
+  }),
+  route('GET', '/api/v1/accounts/:id/statuses/media', ACCOUNTS, 'optional', ['read:statuses'], {
+    params: P.accountStatusesParams,
+  }),
+  route('GET', '/api/v1/accounts/:id/followers', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.pageParams,
+  }),
+  route('GET', '/api/v1/accounts/:id/following', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.pageParams,
+  }),
   route('POST', '/api/v1/accounts/:id/follow', ACCOUNTS, 'required', ['write:follows'], {
     rateLimit: ['follows'],
+    params: P.followParams,
   }),
   route('POST', '/api/v1/accounts/:id/unfollow', ACCOUNTS, 'required', ['write:follows']),
   route('POST', '/api/v1/accounts/:id/remove_from_followers', ACCOUNTS, 'required', ['write:follows']),
   route('POST', '/api/v1/accounts/:id/block', ACCOUNTS, 'required', ['write:blocks']),
   route('POST', '/api/v1/accounts/:id/unblock', ACCOUNTS, 'required', ['write:blocks']),
-  route('POST', '/api/v1/accounts/:id/mute', ACCOUNTS, 'required', ['write:mutes']),
+  route('POST', '/api/v1/accounts/:id/mute', ACCOUNTS, 'required', ['write:mutes'], {
+    params: P.muteParams,
+  }),
   route('POST', '/api/v1/accounts/:id/unmute', ACCOUNTS, 'required', ['write:mutes']),
-  route('GET', '/api/v1/follow_requests', ACCOUNTS, 'required', ['read:follows']),
+  route('GET', '/api/v1/follow_requests', ACCOUNTS, 'required', ['read:follows'], {
+    params: P.pageParams,
+  }),
   route('POST', '/api/v1/follow_requests/:id/authorize', ACCOUNTS, 'required', ['write:follows']),
   route('POST', '/api/v1/follow_requests/:id/reject', ACCOUNTS, 'required', ['write:follows']),
-  route('GET', '/api/v1/blocks', ACCOUNTS, 'required', ['read:blocks']),
-  route('GET', '/api/v1/mutes', ACCOUNTS, 'required', ['read:mutes']),
-  route('GET', '/api/v2/search', ACCOUNTS, 'optional', ['read:search']),
-  route('GET', '/api/v1/search', ACCOUNTS, 'optional', ['read:search']),
+  route('GET', '/api/v1/blocks', ACCOUNTS, 'required', ['read:blocks'], { params: P.pageParams }),
+  route('GET', '/api/v1/mutes', ACCOUNTS, 'required', ['read:mutes'], { params: P.pageParams }),
+  route('GET', '/api/v2/search', ACCOUNTS, 'optional', ['read:search'], { params: P.searchParams }),
+  route('GET', '/api/v1/search', ACCOUNTS, 'optional', ['read:search'], { params: P.searchParams }),
 
   // Statuses, media, timelines (apps/accounts/src/api/v1/statuses …)
-  route('POST', '/api/v1/statuses', ACCOUNTS, 'required', ['write:statuses'], { rateLimit: ['statuses'] }),
-  route('GET', '/api/v1/statuses', ACCOUNTS, 'optional', ['read:statuses']),
+  route('POST', '/api/v1/statuses', ACCOUNTS, 'required', ['write:statuses'], {
+    rateLimit: ['statuses'],
+    params: P.postStatusParams,
+  }),
+  route('GET', '/api/v1/statuses', ACCOUNTS, 'optional', ['read:statuses'], { params: P.listStatusesParams }),
   route('GET', '/api/v1/statuses/:id', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/context', ACCOUNTS, 'optional', ['read:statuses']),
-  route('GET', '/api/v1/statuses/:id/reblogged_by', ACCOUNTS, 'optional', ['read:accounts']),
-  route('GET', '/api/v1/statuses/:id/favourited_by', ACCOUNTS, 'optional', ['read:accounts']),
+  route('GET', '/api/v1/statuses/:id/reblogged_by', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.pageParams,
+  }),
+  route('GET', '/api/v1/statuses/:id/favourited_by', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.pageParams,
+  }),
   route('POST', '/api/v1/statuses/:id/bookmark', ACCOUNTS, 'required', ['write:bookmarks']),
   route('POST', '/api/v1/statuses/:id/unbookmark', ACCOUNTS, 'required', ['write:bookmarks']),
   route('POST', '/api/v1/statuses/:id/mute', ACCOUNTS, 'required', ['write:mutes']),
   route('POST', '/api/v1/statuses/:id/unmute', ACCOUNTS, 'required', ['write:mutes']),
-  route('GET', '/api/v1/bookmarks', ACCOUNTS, 'required', ['read:bookmarks']),
-  route('GET', '/api/v1/favourites', ACCOUNTS, 'required', ['read:favourites']),
+  route('GET', '/api/v1/bookmarks', ACCOUNTS, 'required', ['read:bookmarks'], { params: P.pageParams }),
+  route('GET', '/api/v1/favourites', ACCOUNTS, 'required', ['read:favourites'], { params: P.pageParams }),
   route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {
     rateLimit: ['deletes'],
   }),
@@ -110,6 +152,7 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/statuses/:id/unfavourite', ACCOUNTS, 'required', ['write:favourites']),
   route('POST', '/api/v1/statuses/:id/reblog', ACCOUNTS, 'required', ['write:statuses'], {
     rateLimit: ['statuses'],
+    params: P.reblogParams,
   }),
   route('POST', '/api/v1/statuses/:id/unreblog', ACCOUNTS, 'required', ['write:statuses'], {
     rateLimit: ['deletes'],
@@ -119,34 +162,50 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media'], {
     body: 'upload',
     rateLimit: ['media'],
+    params: P.uploadMediaParams,
   }),
   route('POST', '/api/v2/media', ACCOUNTS, 'required', ['write:media'], {
     body: 'upload',
     rateLimit: ['media'],
+    params: P.uploadMediaParams,
   }),
   route('GET', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
-  route('PUT', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
+  route('PUT', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media'], { params: P.updateMediaParams }),
   route('DELETE', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
-  route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses'], {
+    params: P.publicTimelineParams,
+  }),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
 
   // Notifications
-  route('GET', '/api/v1/notifications', ACCOUNTS, 'required', ['read:notifications']),
+  route('GET', '/api/v1/notifications', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.notificationsParams,
+  }),
   route('GET', '/api/v1/notifications/:id', ACCOUNTS, 'required', ['read:notifications']),
   route('POST', '/api/v1/notifications/clear', ACCOUNTS, 'required', ['write:notifications']),
   route('POST', '/api/v1/notifications/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
 
   // Administration (role checked by the service)
-  route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts']),
+  route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {
+    params: P.adminAccountsParams,
+  }),
   route('GET', '/api/v1/admin/accounts/:id', ACCOUNTS, 'required', ['admin:read:accounts']),
   route('POST', '/api/v1/admin/accounts/:id/approve', ACCOUNTS, 'required', ['admin:write:accounts']),
   route('POST', '/api/v1/admin/accounts/:id/reject', ACCOUNTS, 'required', ['admin:write:accounts']),
-  route('POST', '/api/v1/admin/accounts/:id/action', ACCOUNTS, 'required', ['admin:write:accounts']),
+  route('POST', '/api/v1/admin/accounts/:id/action', ACCOUNTS, 'required', ['admin:write:accounts'], {
+    params: P.accountActionParams,
+  }),
   route('POST', '/api/v1/admin/accounts/:id/unsuspend', ACCOUNTS, 'required', ['admin:write:accounts']),
-  route('GET', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:read:ip_blocks']),
+  route('GET', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:read:ip_blocks'], {
+    params: P.pageParams,
+  }),
   route('GET', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:read:ip_blocks']),
-  route('POST', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
-  route('PUT', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
+  route('POST', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:write:ip_blocks'], {
+    params: P.ipBlockParams,
+  }),
+  route('PUT', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks'], {
+    params: P.ipBlockParams,
+  }),
   route('DELETE', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
 
   // Instance
@@ -155,10 +214,17 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/custom_emojis', ACCOUNTS, 'none'),
 
   // Web Push subscriptions (apps/push/src/api)
-  route('POST', '/api/v1/push/subscription', PUSH, 'required', ['push']),
+  route('POST', '/api/v1/push/subscription', PUSH, 'required', ['push'], {
+    params: P.createSubscriptionParams,
+  }),
   route('GET', '/api/v1/push/subscription', PUSH, 'required', ['push']),
-  route('PUT', '/api/v1/push/subscription', PUSH, 'required', ['push']),
+  route('PUT', '/api/v1/push/subscription', PUSH, 'required', ['push'], {
+    params: P.updateSubscriptionParams,
+  }),
   route('DELETE', '/api/v1/push/subscription', PUSH, 'required', ['push']),
+
+  // The gateway's own (apps/gateway/src/service.ts)
+  route('GET', '/api/openapi.json', GATEWAY, 'none'),
 ]
 
 /**

@@ -1,12 +1,12 @@
 import express from 'express'
 import type { RequestHandler } from 'express'
 import multer from 'multer'
-import { z } from 'zod'
 
 /**
  * Mastodon reads parameters from the query string, JSON, urlencoded forms with Rails brackets
  * (`subscription[keys][p256dh]`, `id[]`) and multipart forms alike. These parsers turn all of them into one
- * nested object; `params(req)` merges query and body the way Rails does (body wins).
+ * nested object; a handler reads them with `readParams` (@roost/routes), which merges query and body the way
+ * Rails does (body wins) and validates them with the route's schema.
  */
 export function bodyParsers(options: { limit?: string; fileBytes?: number } = {}): RequestHandler[] {
   const limit = options.limit ?? '100kb'
@@ -22,11 +22,6 @@ export function bodyParsers(options: { limit?: string; fileBytes?: number } = {}
 }
 
 export type Params = Record<string, unknown>
-
-export function params(req: express.Request): Params {
-  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}
-  return { ...(req.query as Params), ...body }
-}
 
 /** The uploaded file of a multipart field, if any. */
 export function uploadedFile(req: express.Request, field: string): Express.Multer.File | undefined {
@@ -44,9 +39,3 @@ export function castBoolean(value: unknown): boolean | undefined {
   if (typeof value === 'string') return !FALSE_VALUES.has(value)
   return true
 }
-
-/** A zod boolean that accepts Rails-style strings; blank becomes undefined. */
-export const zBool = z.preprocess(castBoolean, z.boolean().optional())
-
-/** A zod string that accepts numbers too (JSON clients send 3600, forms send "3600"). */
-export const zText = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string())

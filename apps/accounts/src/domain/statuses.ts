@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import type { VISIBILITIES } from '@roost/routes'
 import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
@@ -7,8 +8,6 @@ import { HASHTAG, MENTION } from '../entities/status'
 import { notify } from './notifications'
 import { parseId } from './records'
 import { activeMute } from './relationships'
-
-export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const
 export type Visibility = (typeof VISIBILITIES)[number]
 export const MAX_CHARS = 500
 export const MAX_MEDIA = 4

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Request, Response } from 'express'
 import { parseScopes } from '@roost/auth'
-import { params, unprocessable } from '@roost/service'
+import { createAppParams, readParams } from '@roost/routes'
+import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../context'
 
 export const OOB_REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob'
@@ -44,7 +45,7 @@ function validRedirectUri(uri: string): boolean {
 
 /** POST /api/v1/apps — register a client (api-reference §1.1). */
 export async function createApplication(ctx: AccountsContext, req: Request, res: Response) {
-  const p = params(req)
+  const p = readParams(req, createAppParams)
   const name = typeof p.client_name === 'string' ? p.client_name.trim() : ''
   if (!name) throw unprocessable("Validation failed: Application name can't be blank")
   if (name.length > 60)

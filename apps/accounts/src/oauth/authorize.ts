@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Request, Response } from 'express'
 import { isSubset, parseScopes } from '@roost/auth'
-import { params } from '@roost/service'
+import { decideAuthorizationParams, readParams, showAuthorizationParams } from '@roost/routes'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { signInWithPassword } from '../users/sign-in'
@@ -161,14 +161,14 @@ async function renderForSession(
 
 /** GET /oauth/authorize — the sign-in page, or the consent page when signed in. */
 export async function showAuthorization(ctx: AccountsContext, req: Request, res: Response) {
-  const request = await readRequest(ctx, params(req))
+  const request = await readRequest(ctx, readParams(req, showAuthorizationParams))
   if (!request.ok) return answerBadRequest(res, request)
   await renderForSession(ctx, req, res, request)
 }
 
 /** POST /oauth/authorize — sign in, or approve / deny. */
 export async function decideAuthorization(ctx: AccountsContext, req: Request, res: Response) {
-  const p = params(req)
+  const p = readParams(req, decideAuthorizationParams)
   const request = await readRequest(ctx, p)
   if (!request.ok) return answerBadRequest(res, request)
   const secret = ctx.config.SESSION_SECRET

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import { decodeJwt, jwtVerify } from 'jose'
-import { oauthError, params } from '@roost/service'
+import { readParams, revokeParams } from '@roost/routes'
+import { oauthError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { authenticateClient } from './clients'
 import { revokeTokens } from './tokens'
@@ -14,7 +15,7 @@ const unauthorizedClient = () =>
  * (through the `token.revoked` event).
  */
 export async function revoke(ctx: AccountsContext, req: Request, res: Response) {
-  const p = params(req)
+  const p = readParams(req, revokeParams)
   const app = await authenticateClient(ctx, req, p)
   if (!app) throw unauthorizedClient()
   if (typeof p.token !== 'string' || !p.token) return res.json({})

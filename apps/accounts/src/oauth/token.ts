@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
 import { isSubset, parseScopes } from '@roost/auth'
-import { oauthError, params } from '@roost/service'
+import { readParams, tokenParams } from '@roost/routes'
+import { oauthError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { signInWithPassword } from '../users/sign-in'
 import { mayGrantScopes } from './admin-scopes'
@@ -43,7 +44,7 @@ const s256 = (verifier: string) => createHash('sha256').update(verifier).digest(
 
 /** POST /oauth/token — grants client_credentials, authorization_code (with PKCE) and, when enabled, password. */
 export async function token(ctx: AccountsContext, req: Request, res: Response) {
-  const p = params(req)
+  const p = readParams(req, tokenParams)
   res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
   const grantType = p.grant_type
   if (typeof grantType !== 'string' || !grantType) throw invalidRequest('grant_type')

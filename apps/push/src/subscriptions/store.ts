@@ -1,8 +1,8 @@
 import type { Knex } from '@roost/db'
 import type { NotificationType } from '@roost/events'
+import type { PUSH_POLICIES } from '@roost/routes'
 
-export const POLICIES = ['all', 'followed', 'follower', 'none'] as const
-export type Policy = (typeof POLICIES)[number]
+export type Policy = (typeof PUSH_POLICIES)[number]
 export type Alerts = Partial<Record<NotificationType, boolean>>
 
 export interface SubscriptionRow {

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
-import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, params, readPage } from '@roost/service'
+import { pageParams, readParams } from '@roost/routes'
+import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import type { AccountRow } from '../../entities/account'
 import { renderAccount, urlsOf } from '../../entities/account'
@@ -19,9 +20,10 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
   pageColumn: string,
   extra: (row: T) => Record<string, unknown> = () => ({}),
 ) {
-  const page = readPage(params(req), DEFAULT_ACCOUNTS_LIMIT)
+  const p = readParams(req, pageParams)
+  const page = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
   const rows = query ? await paginate<T>(query, pageColumn, page) : []
-  const limit = req.query.limit === undefined ? undefined : String(req.query.limit)
+  const limit = p.limit === undefined ? undefined : String(p.limit)
   const link = linkHeader(
     ctx.config.PUBLIC_URL,
     req.path,

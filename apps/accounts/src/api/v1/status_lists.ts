@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
+import { pageParams, readParams } from '@roost/routes'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import { urlsOf } from '../../entities/account'
 import type { StatusRow } from '../../entities/status'
@@ -26,9 +27,10 @@ export async function sendMarkedStatuses(
     .where(`${table}.account_id`, account.id)
     .whereNull('accounts.suspended_at')
     .select('statuses.*', `${table}.id as page_id`)
-  const page = readPage(params(req), DEFAULT_STATUSES_LIMIT)
+  const p = readParams(req, pageParams)
+  const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const rows = await paginate<StatusRow & { page_id: string }>(query, `${table}.id`, page)
-  const limit = req.query.limit === undefined ? undefined : String(req.query.limit)
+  const limit = p.limit === undefined ? undefined : String(p.limit)
   const link = linkHeader(
     ctx.config.PUBLIC_URL,
     req.path,

@@ -3,7 +3,7 @@ import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
 import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
 import { visibleAccounts } from '../../users/accounts'
-import { MAX_DESCRIPTION } from '../v1/media'
+import { MAX_MEDIA_DESCRIPTION } from '@roost/routes'
 import { MAX_PINS } from '../v1/statuses/actions'
 import { DISPLAY_NAME_MAX, FIELD_TEXT_MAX, MAX_FIELDS, NOTE_MAX } from '../v1/accounts/update_credentials'
 
@@ -54,7 +54,7 @@ export async function instanceFacts(ctx: AccountsContext) {
     },
     mediaAttachments: {
       supported_mime_types: IMAGE_TYPES,
-      description_limit: MAX_DESCRIPTION,
+      description_limit: MAX_MEDIA_DESCRIPTION,
       image_size_limit: IMAGE_SIZE_LIMIT,
       image_matrix_limit: 33177600,
       video_size_limit: 0,

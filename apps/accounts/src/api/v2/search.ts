@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
-import { HttpError, paramMissing, params, readPage } from '@roost/service'
+import { readParams, searchParams } from '@roost/routes'
+import { HttpError, readPage } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
 import { readOffset, searchAccounts } from '../v1/accounts/search'
@@ -9,8 +10,7 @@ const TYPES = new Set(['accounts', 'statuses', 'hashtags'])
 
 /** Runs a search: accounts by prefix; statuses and hashtags are not searchable in Roost yet (always empty). */
 async function search(ctx: AccountsContext, req: Request) {
-  const p = params(req)
-  if (typeof p.q !== 'string' || !p.q.trim()) throw paramMissing('q')
+  const p = readParams(req, searchParams)
   const offset = readOffset(p.offset)
   // Mastodon: paging search results needs a signed-in user (401, its own text).
   if (offset > 0 && !req.token?.userId)

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
-import { params, unprocessable } from '@roost/service'
+import { followParams, muteParams, readParams } from '@roost/routes'
+import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { notify } from '../../../domain/notifications'
 import { findAccount } from '../../../domain/records'
@@ -8,7 +9,6 @@ import * as relationships from '../../../domain/relationships'
 import type { AccountRow } from '../../../entities/account'
 import { renderRelationship } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
-import { optionalBoolean, optionalInteger, stringArray } from '../input'
 
 const ISO_639_1 = /^[a-z]{2}$/
 
@@ -33,9 +33,8 @@ const action =
 
 /** POST /api/v1/accounts/:id/follow — params reblogs, notify, languages[]; only the ones given change a follow. */
 export const follow = action(async (ctx, trx, actor, target, req) => {
-  const p = params(req)
-  const given = p.languages !== undefined || p['languages[]'] !== undefined
-  const languages = given ? stringArray(p, 'languages') : undefined
+  const p = readParams(req, followParams)
+  const languages = p.languages
   if (languages?.some((l) => !ISO_639_1.test(l)))
     throw unprocessable('Validation failed: Languages contains invalid language codes')
   const outcome = await relationships.follow(
@@ -43,8 +42,8 @@ export const follow = action(async (ctx, trx, actor, target, req) => {
     actor,
     target,
     {
-      reblogs: optionalBoolean(p, 'reblogs'),
-      notify: optionalBoolean(p, 'notify'),
+      reblogs: p.reblogs,
+      notify: p.notify,
       languages: languages === undefined ? undefined : languages.length ? languages : null,
     },
     { threshold: ctx.config.MAX_FOLLOWS_THRESHOLD, ratio: ctx.config.MAX_FOLLOWS_RATIO },
@@ -71,10 +70,10 @@ export const unblock = action((_ctx, trx, actor, target) => relationships.unbloc
 
 /** POST /api/v1/accounts/:id/mute — `notifications` (default true), `duration` in seconds (0: until unmuted). */
 export const mute = action(async (_ctx, trx, actor, target, req) => {
-  const p = params(req)
-  const duration = optionalInteger(p, 'duration', 0)
+  const p = readParams(req, muteParams)
+  const duration = p.duration ?? 0
   if (duration < 0) throw unprocessable('Validation failed: Duration must be greater than or equal to 0')
-  await relationships.mute(trx, actor.id, target.id, optionalBoolean(p, 'notifications') ?? true, duration)
+  await relationships.mute(trx, actor.id, target.id, p.notifications ?? true, duration)
 })
 
 /** POST /api/v1/accounts/:id/unmute */

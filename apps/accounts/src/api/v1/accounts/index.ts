@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_ACCOUNTS_LIMIT, forbidden, params, unprocessable } from '@roost/service'
+import { createAccountParams, listAccountsParams, readParams } from '@roost/routes'
+import { DEFAULT_ACCOUNTS_LIMIT, forbidden, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { renderAccount, urlsOf } from '../../../entities/account'
@@ -27,7 +28,7 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: token.clientId }).first()
   if (!app) throw unprocessable('The application no longer exists')
 
-  const signUp = await validateSignUp(ctx.db, ctx.config, params(req))
+  const signUp = await validateSignUp(ctx.db, ctx.config, readParams(req, createAccountParams))
   let userId: string
   try {
     ;({ userId } = await registerUser(ctx.db, ctx.config, signUp, app.id, {
@@ -50,17 +51,7 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
 
 /** GET /api/v1/accounts?id[]= — up to 40 accounts; unknown and hidden ones are left out (api-reference §3.2). */
 export async function listAccounts(ctx: AccountsContext, req: Request, res: Response) {
-  const raw = params(req).id
-  // qs turns a long `id[]` list (more than 20) into an object keyed by index: its values are the ids.
-  const given =
-    raw === undefined
-      ? []
-      : Array.isArray(raw)
-        ? raw
-        : typeof raw === 'object' && raw
-          ? Object.values(raw)
-          : [raw]
-  const ids = [...new Set(given.filter((id) => typeof id === 'string' || typeof id === 'number').map(String))]
+  const ids = [...new Set(readParams(req, listAccountsParams).id ?? [])]
   if (ids.length > DEFAULT_ACCOUNTS_LIMIT) throw unprocessable('Mastodon::ValidationError')
   const known = ids.filter((id) => parseId(id) !== undefined)
   const rows = known.length ? await visibleAccounts(ctx.db).whereIn('accounts.id', known) : []

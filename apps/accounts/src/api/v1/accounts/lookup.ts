@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
-import { params, recordNotFound } from '@roost/service'
+import { lookupAccountParams, readParams } from '@roost/routes'
+import { recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { visibleAccounts } from '../../../users/accounts'
@@ -15,7 +16,7 @@ export function localUsername(acct: string, publicUrl: string): string | undefin
 
 /** GET /api/v1/accounts/lookup?acct= — local accounts only; no WebFinger (api-reference §3.8). */
 export async function lookupAccount(ctx: AccountsContext, req: Request, res: Response) {
-  const acct = params(req).acct
+  const { acct } = readParams(req, lookupAccountParams)
   const username = typeof acct === 'string' ? localUsername(acct, ctx.config.PUBLIC_URL) : undefined
   const row = username
     ? await visibleAccounts(ctx.db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()

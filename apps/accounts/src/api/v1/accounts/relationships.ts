@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express'
-import { params } from '@roost/service'
+import { readParams, relationshipsParams } from '@roost/routes'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { forgetExpiredMutes } from '../../../domain/relationships'
 import { renderRelationships } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
-import { optionalBoolean, stringArray } from '../input'
 
 /**
  * GET /api/v1/accounts/relationships — `id[]` (or one `id`), de-duplicated; unknown ids are left out, and so
@@ -13,10 +12,10 @@ import { optionalBoolean, stringArray } from '../input'
  */
 export async function relationships(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const p = params(req)
-  const requested = [...new Set(stringArray(p, 'id'))].map(parseId).filter((id): id is string => !!id)
+  const p = readParams(req, relationshipsParams)
+  const requested = [...new Set(p.id ?? [])].map(parseId).filter((id): id is string => !!id)
   const query = ctx.db('accounts').whereIn('id', requested)
-  if (!optionalBoolean(p, 'with_suspended')) query.whereNull('suspended_at')
+  if (!p.with_suspended) query.whereNull('suspended_at')
   const found = new Set<string>(requested.length ? await query.pluck('id') : [])
   await forgetExpiredMutes(ctx.db, account.id)
   res.json(

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
-import { castBoolean, DEFAULT_ACCOUNTS_LIMIT, paramMissing, params, readPage } from '@roost/service'
+import { readParams, searchAccountsParams } from '@roost/routes'
+import { DEFAULT_ACCOUNTS_LIMIT, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
@@ -54,10 +55,14 @@ export async function searchAccounts(
  */
 export async function searchAccountsRoute(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const p = params(req)
-  if (typeof p.q !== 'string' || !p.q.trim()) throw paramMissing('q')
+  const p = readParams(req, searchAccountsParams)
   const { limit } = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
-  const following = castBoolean(p.following) === true
-  const rows = await searchAccounts(ctx, p.q, limit, readOffset(p.offset), following ? account.id : undefined)
+  const rows = await searchAccounts(
+    ctx,
+    p.q,
+    limit,
+    readOffset(p.offset),
+    p.following ? account.id : undefined,
+  )
   res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
 }

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
+import { accountStatusesParams, readParams } from '@roost/routes'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { blocks } from '../../../domain/relationships'
@@ -9,7 +10,6 @@ import { visibleTo, withoutUnwantedReblogs } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
-import { optionalBoolean, optionalString } from '../input'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
 const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const
@@ -22,16 +22,10 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   const onlyMediaRoute = req.path.endsWith('/statuses/media')
   const viewer = await optionalUser(ctx, req)
   const account = await findAccount(ctx.db, req.params.id)
-  const p = params(req)
+  const p = readParams(req, accountStatusesParams)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
-  const flags = {
-    pinned: optionalBoolean(p, 'pinned'),
-    only_media: onlyMediaRoute || optionalBoolean(p, 'only_media'),
-    exclude_replies: optionalBoolean(p, 'exclude_replies'),
-    exclude_reblogs: optionalBoolean(p, 'exclude_reblogs'),
-    exclude_direct: optionalBoolean(p, 'exclude_direct'),
-  }
-  const tagged = optionalString(p, 'tagged', 100)
+  const flags = { ...p, only_media: onlyMediaRoute || p.only_media }
+  const tagged = p.tagged
   const viewerId = viewer?.account.id
   const hidden = !!account.suspended_at || (!!viewerId && (await blocks(ctx.db, account.id, viewerId)))
 
@@ -70,7 +64,8 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   }
   // The media route's links point at itself, so only_media is implied there, not repeated.
   for (const key of KEPT)
-    if (p[key] !== undefined && !(onlyMediaRoute && key === 'only_media')) kept[key] = String(p[key])
+    if (typeof req.query[key] === 'string' && !(onlyMediaRoute && key === 'only_media'))
+      kept[key] = req.query[key] as string
   if (tagged !== undefined) kept.tagged = tagged
   const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
     next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.id } : undefined,

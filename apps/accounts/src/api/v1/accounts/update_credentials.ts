@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
-import { castBoolean, params, uploadedFile } from '@roost/service'
+import { readParams, updateCredentialsParams } from '@roost/routes'
+import { castBoolean, uploadedFile } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
@@ -96,7 +97,7 @@ async function acceptPendingFollowRequests(ctx: AccountsContext, trx: Knex, curr
  */
 export async function updateCredentials(ctx: AccountsContext, req: Request, res: Response) {
   const current = await requireUser(ctx, req)
-  const p = params(req)
+  const p = readParams(req, updateCredentialsParams)
   const v = new Validation()
   const account: Partial<Record<keyof AccountRow, unknown>> = {}
 

@@ -1,15 +1,9 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
-import {
-  castBoolean,
-  forbidden,
-  linkHeader,
-  params,
-  readPage,
-  recordNotFound,
-  unprocessable,
-} from '@roost/service'
+import { accountActionParams, adminAccountsParams, readParams } from '@roost/routes'
+import type { AccountAction } from '@roost/routes'
+import { forbidden, linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
@@ -100,24 +94,22 @@ const STATUS_FILTERS: Record<string, (q: Knex.QueryBuilder) => void> = {
 /** GET /api/v1/admin/accounts — filters pending/active/suspended/silenced/disabled, username, email, staff. */
 export async function listAdminAccounts(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
-  const p = params(req)
+  const p = readParams(req, adminAccountsParams)
   const page = readPage(p, ADMIN_ACCOUNTS_LIMIT)
   const query = adminAccounts(ctx.db)
   for (const [name, filter] of Object.entries(STATUS_FILTERS))
-    if (castBoolean(p[name]) === true || p.status === name) filter(query)
-  if (typeof p.status === 'string' && p.status && !STATUS_FILTERS[p.status]) query.whereRaw('false')
+    if (p[name as 'pending'] === true || p.status === name) filter(query)
+  if (p.status && !STATUS_FILTERS[p.status]) query.whereRaw('false')
   // There are no remote accounts: `remote=true` is empty, `local=true` is everyone.
-  if (castBoolean(p.remote) === true) query.whereRaw('false')
-  if (castBoolean(p.staff) === true) query.whereIn('users.role', ['admin', 'moderator'])
-  if (typeof p.username === 'string' && p.username)
-    query.whereRaw('lower(accounts.username) like lower(?)', [`${escapeLike(p.username)}%`])
-  if (typeof p.email === 'string' && p.email)
-    query.whereRaw('lower(users.email) like lower(?)', [`%${escapeLike(p.email)}%`])
+  if (p.remote) query.whereRaw('false')
+  if (p.staff) query.whereIn('users.role', ['admin', 'moderator'])
+  if (p.username) query.whereRaw('lower(accounts.username) like lower(?)', [`${escapeLike(p.username)}%`])
+  if (p.email) query.whereRaw('lower(users.email) like lower(?)', [`%${escapeLike(p.email)}%`])
 
   const rows = await paginate<AdminAccountRow>(query, 'accounts.id', page)
   const kept: Record<string, string> = {}
-  for (const key of ['limit', 'status', 'username', 'email', ...Object.keys(STATUS_FILTERS)])
-    if (typeof p[key] === 'string') kept[key] = p[key] as string
+  for (const [key, value] of Object.entries(p))
+    if (value !== undefined && !key.endsWith('_id')) kept[key] = String(value)
   const link =
     rows.length &&
     linkHeader(ctx.config.PUBLIC_URL, '/api/v1/admin/accounts', kept, {
@@ -153,7 +145,7 @@ export async function rejectAccount(ctx: AccountsContext, req: Request, res: Res
   res.json(renderAdminAccount(row, ctx))
 }
 
-const ACTIONS: Record<string, (ctx: AccountsContext, accountId: string) => Promise<void>> = {
+const ACTIONS: Record<AccountAction, (ctx: AccountsContext, accountId: string) => Promise<void>> = {
   none: async () => {},
   silence: (ctx, id) => silenceAccount(ctx.db, id),
   suspend: suspendAccount,
@@ -167,8 +159,9 @@ const ACTIONS: Record<string, (ctx: AccountsContext, accountId: string) => Promi
 export async function accountAction(ctx: AccountsContext, req: Request, res: Response) {
   const admin = await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
-  const type = params(req).type
-  const action = typeof type === 'string' ? ACTIONS[type] : undefined
+  const { type } = readParams(req, accountActionParams)
+  const action =
+    typeof type === 'string' && Object.hasOwn(ACTIONS, type) ? ACTIONS[type as AccountAction] : undefined
   if (!action) throw unprocessable('Validation failed: Type is not included in the list')
   if (row.role === 'admin' || row.id === admin.account.id) throw forbidden()
   await action(ctx, row.id)

@@ -3,8 +3,9 @@ import type { Request, Response } from 'express'
 import { IP_SEVERITIES } from '@roost/auth'
 import type { IpSeverity } from '@roost/auth'
 import { paginate } from '@roost/db'
-import { linkHeader, params, readPage, recordNotFound, unprocessable, zText } from '@roost/service'
-import type { Params } from '@roost/service'
+import { ipBlockParams, pageParams, readParams } from '@roost/routes'
+import type { z } from 'zod'
+import { linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { publishIpRules } from '../../../ip_blocks/rules'
@@ -36,12 +37,9 @@ async function findIpBlock(ctx: AccountsContext, id: unknown): Promise<IpBlockRo
 const invalid = (message: string) => unprocessable(`Validation failed: ${message}`)
 
 /** `ip`, `severity`, `comment`, `expires_in` (seconds); on update only the given ones change. */
-function readIpBlockParams(p: Params, creating: boolean) {
+function readIpBlockParams(p: z.output<typeof ipBlockParams>, creating: boolean) {
   const changes: Record<string, unknown> = {}
-  const text = (v: unknown) => {
-    const parsed = zText.safeParse(v)
-    return parsed.success ? parsed.data.trim() : undefined
-  }
+  const text = (v: string | undefined) => v?.trim()
   if (creating || p.ip !== undefined) {
     const ip = text(p.ip)
     if (!ip) throw invalid("Ip can't be blank")
@@ -92,7 +90,7 @@ const asCidr = (ctx: AccountsContext, ip: string) => ctx.db.raw('network(?::inet
 /** GET /api/v1/admin/ip_blocks — Mastodon's `manage_blocks` permission (admins only); newest first, keyset pages with Link headers. */
 export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
-  const p = params(req)
+  const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_LIMIT)
   const rows = await paginate<IpBlockRow>(ctx.db('ip_blocks'), 'id', page)
   const link =
@@ -100,7 +98,7 @@ export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Resp
     linkHeader(
       ctx.config.PUBLIC_URL,
       '/api/v1/admin/ip_blocks',
-      { limit: typeof p.limit === 'string' ? p.limit : undefined },
+      { limit: p.limit === undefined ? undefined : String(p.limit) },
       { next: { max_id: rows[rows.length - 1]!.id }, prev: { min_id: rows[0]!.id } },
     )
   if (link) res.set('Link', link)
@@ -116,7 +114,7 @@ export async function showIpBlock(ctx: AccountsContext, req: Request, res: Respo
 /** POST /api/v1/admin/ip_blocks */
 export async function createIpBlock(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
-  const changes = readIpBlockParams(params(req), true)
+  const changes = readIpBlockParams(readParams(req, ipBlockParams), true)
   const row = await save(ctx, () =>
     ctx
       .db<IpBlockRow>('ip_blocks')
@@ -130,7 +128,7 @@ export async function createIpBlock(ctx: AccountsContext, req: Request, res: Res
 export async function updateIpBlock(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
   const existing = await findIpBlock(ctx, req.params.id)
-  const changes = readIpBlockParams(params(req), false)
+  const changes = readIpBlockParams(readParams(req, ipBlockParams), false)
   if (typeof changes.ip === 'string') changes.ip = asCidr(ctx, changes.ip)
   const row = await save(ctx, () =>
     ctx

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
-import { paramMissing, params, recordNotFound, uploadedFile } from '@roost/service'
+import { readParams, updateMediaParams, uploadMediaParams } from '@roost/routes'
+import { paramMissing, recordNotFound, uploadedFile } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
@@ -7,10 +8,6 @@ import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { removeImage, storeImage } from '../../../media/storage'
 import { requireUser } from '../../../users/current'
-import { optionalString } from '../input'
-
-/** Mastodon's limit on media descriptions (alt text). */
-export const MAX_DESCRIPTION = 1500
 
 /**
  * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. Images are stored as
@@ -20,7 +17,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
   const { account } = await requireUser(ctx, req)
   const file = uploadedFile(req, 'file')
   if (!file) throw paramMissing('file')
-  const description = optionalString(params(req), 'description', MAX_DESCRIPTION)
+  const { description } = readParams(req, uploadMediaParams)
   const stored = await storeImage(ctx, file.buffer)
   const [row]: MediaAttachmentRow[] = await ctx
     .db('media_attachments')
@@ -58,7 +55,7 @@ async function ownUnattachedMedia(ctx: AccountsContext, req: Request): Promise<M
 /** PUT /api/v1/media/:id — sets the description (alt text) before the attachment is posted. */
 export async function updateMedia(ctx: AccountsContext, req: Request, res: Response) {
   const row = await ownUnattachedMedia(ctx, req)
-  const description = optionalString(params(req), 'description', MAX_DESCRIPTION)
+  const { description } = readParams(req, updateMediaParams)
   const [updated]: MediaAttachmentRow[] =
     description === undefined
       ? [row]

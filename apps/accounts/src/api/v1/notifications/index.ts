@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, params, readPage, recordNotFound } from '@roost/service'
+import { notificationsParams, readParams } from '@roost/routes'
+import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
 import type { NotificationRow } from '../../../entities/notification'
 import { renderNotifications } from '../../../entities/notification'
 import { requireUser } from '../../../users/current'
-import { stringArray } from '../input'
 
 /** The signed-in user's notifications, from senders who are not suspended. */
 function notificationsOf(ctx: AccountsContext, accountId: string) {
@@ -22,19 +22,19 @@ function notificationsOf(ctx: AccountsContext, accountId: string) {
 /** GET /api/v1/notifications — types[], exclude_types[], account_id; Link next max_id / prev min_id when non-empty. */
 export async function listNotifications(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const p = params(req)
+  const p = readParams(req, notificationsParams)
   const page = readPage(p, DEFAULT_NOTIFICATIONS_LIMIT)
-  const types = stringArray(p, 'types')
-  const excludeTypes = stringArray(p, 'exclude_types')
+  const types = p.types ?? []
+  const excludeTypes = p.exclude_types ?? []
   const query = notificationsOf(ctx, account.id)
   if (types.length) query.whereIn('notifications.type', types)
   if (excludeTypes.length) query.whereNotIn('notifications.type', excludeTypes)
-  const from = typeof p.account_id === 'string' ? p.account_id : undefined
+  const from = p.account_id
   if (from !== undefined) query.where('notifications.from_account_id', parseId(from) ?? '0')
   const rows = await paginate<NotificationRow>(query, 'notifications.id', page)
 
   const kept = {
-    limit: typeof p.limit === 'string' ? p.limit : undefined,
+    limit: p.limit === undefined ? undefined : String(p.limit),
     account_id: from,
     types: types.length ? types : undefined,
     exclude_types: excludeTypes.length ? excludeTypes : undefined,

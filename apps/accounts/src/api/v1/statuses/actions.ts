@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
+import { readParams, reblogParams } from '@roost/routes'
 import type { HttpError } from '@roost/service'
-import { notFound, params, unprocessable } from '@roost/service'
+import { notFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { notify, withdrawNotification } from '../../../domain/notifications'
@@ -9,8 +10,6 @@ import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuse
 import type { StatusRow } from '../../../entities/status'
 import { renderStatus } from '../../../entities/status'
 import { requireUser } from '../../../users/current'
-import { optionalString } from '../input'
-import { readVisibility } from './index'
 
 /** Mastodon's StatusPinValidator limit. */
 export const MAX_PINS = 5
@@ -61,7 +60,7 @@ export async function unfavourite(ctx: AccountsContext, req: Request, res: Respo
 /** POST /api/v1/statuses/:id/reblog — answers with the reblog, which embeds the original. */
 export async function reblogStatus(ctx: AccountsContext, req: Request, res: Response) {
   const { account, status } = await target(ctx, req)
-  const visibility = readVisibility(optionalString(params(req), 'visibility'), 'public')
+  const visibility = readParams(req, reblogParams).visibility ?? 'public'
   if (visibility === 'direct')
     throw unprocessable('Validation failed: Visibility is not included in the list')
   const row = await ctx.db.transaction((trx) => reblog(ctx, trx, account, status, visibility))

@@ -1,21 +1,14 @@
 import type { Request, Response } from 'express'
-import { DEFAULT_STATUSES_LIMIT, forbidden, params, unprocessable } from '@roost/service'
+import { listStatusesParams, postStatusParams, readParams } from '@roost/routes'
+import { DEFAULT_STATUSES_LIMIT, forbidden, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
 import type { Visibility } from '../../../domain/statuses'
-import { createStatus, deleteStatus, findVisibleStatus, VISIBILITIES } from '../../../domain/statuses'
+import { createStatus, deleteStatus, findVisibleStatus } from '../../../domain/statuses'
 import { permittedStatuses } from '../../../domain/threads'
 import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
-import { optionalBoolean, optionalString, stringArray } from '../input'
-
-export function readVisibility(value: string | undefined, fallback: Visibility): Visibility {
-  if (value === undefined || value === '') return fallback
-  if (!(VISIBILITIES as readonly string[]).includes(value))
-    throw unprocessable('Validation failed: Visibility is not included in the list')
-  return value as Visibility
-}
 
 /** POST /api/v1/statuses */
 export async function postStatus(ctx: AccountsContext, req: Request, res: Response) {
@@ -26,19 +19,18 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     default_sensitive: boolean
     default_language: string | null
   }
-  const p = params(req)
-  const mediaIds = stringArray(p, 'media_ids')
-  const inReplyTo = optionalString(p, 'in_reply_to_id')
-  const language = optionalString(p, 'language', 8)
+  const p = readParams(req, postStatusParams)
+  const inReplyTo = p.in_reply_to_id
+  const language = p.language
   const status = await ctx.db.transaction((trx) =>
     createStatus(ctx, trx, account, {
-      text: optionalString(p, 'status', 10_000) ?? '',
-      spoilerText: optionalString(p, 'spoiler_text', 10_000) ?? '',
-      sensitive: optionalBoolean(p, 'sensitive') ?? defaults.default_sensitive,
-      visibility: readVisibility(optionalString(p, 'visibility'), defaults.default_privacy),
+      text: p.status ?? '',
+      spoilerText: p.spoiler_text ?? '',
+      sensitive: p.sensitive ?? defaults.default_sensitive,
+      visibility: p.visibility ?? defaults.default_privacy,
       language: language || defaults.default_language || null,
       inReplyToId: inReplyTo ? (parseId(inReplyTo) ?? '0') : undefined,
-      mediaIds,
+      mediaIds: p.media_ids ?? [],
     }),
   )
   ctx.outbox.wake()
@@ -51,7 +43,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
  */
 export async function listStatuses(ctx: AccountsContext, req: Request, res: Response) {
   const viewerId = (await optionalUser(ctx, req))?.account.id
-  const ids = [...new Set(stringArray(params(req), 'id'))]
+  const ids = [...new Set(readParams(req, listStatusesParams).id ?? [])]
   if (ids.length > DEFAULT_STATUSES_LIMIT) throw unprocessable('Mastodon::ValidationError')
   const rows = await permittedStatuses(
     ctx.db,

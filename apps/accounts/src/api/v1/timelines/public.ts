@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, params, readPage } from '@roost/service'
+import { publicTimelineParams, readParams } from '@roost/routes'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { hideBlockedAndMuted } from '../../../domain/relationships'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
-import { optionalBoolean } from '../input'
 
 /**
  * GET /api/v1/timelines/public — public posts (no boosts) by authors neither suspended nor silenced; a signed-in
@@ -16,11 +16,9 @@ import { optionalBoolean } from '../input'
  */
 export async function publicTimeline(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
-  const p = params(req)
+  const p = readParams(req, publicTimelineParams)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
-  const local = optionalBoolean(p, 'local')
-  const remote = optionalBoolean(p, 'remote')
-  const onlyMedia = optionalBoolean(p, 'only_media')
+  const { local, remote, only_media: onlyMedia } = p
   const db = ctx.db
   const query = db('statuses')
     .join('accounts', 'accounts.id', 'statuses.account_id')

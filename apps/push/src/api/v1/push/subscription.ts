@@ -1,24 +1,16 @@
 import type { Request } from 'express'
 import type { ServiceRoutes } from '@roost/routes'
 import type { Knex } from '@roost/db'
-import { NOTIFICATION_TYPES } from '@roost/events'
-import type { Params } from '@roost/service'
-import { castBoolean, notFound, paramMissing, params, unprocessable, userRequired } from '@roost/service'
+import type { z } from 'zod'
+import type { NotificationType } from '@roost/events'
+import { createSubscriptionParams, readParams, updateSubscriptionParams } from '@roost/routes'
+import { notFound, unprocessable, userRequired } from '@roost/service'
 import type { PushConfig } from '../../../config'
 import { decodeBase64, isAuthSecret, isP256PublicKey } from '../../../subscriptions/keys'
 import type { Alerts, Policy, SubscriptionRow } from '../../../subscriptions/store'
-import {
-  deleteByToken,
-  findByToken,
-  POLICIES,
-  replaceSubscription,
-  updateData,
-} from '../../../subscriptions/store'
+import { deleteByToken, findByToken, replaceSubscription, updateData } from '../../../subscriptions/store'
 
 const PATH = '/api/v1/push/subscription'
-
-const isObject = (value: unknown): value is Params =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The signed-in user's token: push subscriptions belong to a user, so app tokens are refused as in Mastodon. */
 function userTokenOf(req: Request) {
@@ -27,27 +19,18 @@ function userTokenOf(req: Request) {
   return { ...token, userId: token.userId }
 }
 
-const validationFailed = (problems: string[]) => unprocessable(`Validation failed: ${problems.join(', ')}`)
+type DataParams = Pick<z.output<typeof updateSubscriptionParams>, 'data' | 'policy'>
 
 /**
  * `data[alerts]` and `data[policy]` (masto.js also sends `policy` at the top level). Only Mastodon's notification
  * types are kept; a blank alert is "not given". An unknown policy is refused, unlike Mastodon, where it silently
  * disables every push.
  */
-function readData(all: Params): { alerts: Alerts; policy: Policy } {
-  const data = all.data
-  if (data !== undefined && data !== '' && !isObject(data)) throw paramMissing('data')
-  const given = isObject(data) ? data : {}
+function readData(p: DataParams): { alerts: Alerts; policy: Policy } {
   const alerts: Alerts = {}
-  if (isObject(given.alerts))
-    for (const type of NOTIFICATION_TYPES) {
-      const on = castBoolean(given.alerts[type])
-      if (on !== undefined) alerts[type] = on
-    }
-  const policy = given.policy ?? all.policy ?? 'all'
-  if (typeof policy !== 'string' || !(POLICIES as readonly string[]).includes(policy))
-    throw validationFailed(['Policy is not included in the list'])
-  return { alerts, policy: policy as Policy }
+  for (const [type, on] of Object.entries(p.data?.alerts ?? {}))
+    if (on !== undefined) alerts[type as NotificationType] = on
+  return { alerts, policy: p.data?.policy ?? p.policy ?? 'all' }
 }
 
 function isPushUrl(text: string): boolean {
@@ -59,14 +42,10 @@ function isPushUrl(text: string): boolean {
   }
 }
 
-function readSubscription(all: Params) {
-  const subscription = all.subscription
-  if (!isObject(subscription)) throw paramMissing('subscription')
-  const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '')
-  const endpoint = text(subscription.endpoint)
-  const keys = isObject(subscription.keys) ? subscription.keys : {}
-  const p256dh = text(keys.p256dh)
-  const auth = text(keys.auth)
+function readSubscription({ subscription }: z.output<typeof createSubscriptionParams>) {
+  const endpoint = subscription.endpoint?.trim() ?? ''
+  const p256dh = subscription.keys?.p256dh?.trim() ?? ''
+  const auth = subscription.keys?.auth?.trim() ?? ''
   const problems: string[] = []
   if (!endpoint) problems.push("Endpoint can't be blank")
   else if (!isPushUrl(endpoint)) problems.push('Endpoint is invalid')
@@ -74,9 +53,9 @@ function readSubscription(all: Params) {
   else if (!isP256PublicKey(p256dh)) problems.push('Keys p256dh is not a valid P-256 public key')
   if (!auth) problems.push("Keys auth can't be blank")
   else if (!isAuthSecret(auth)) problems.push('Keys auth is not a valid 16-byte secret')
-  if (problems.length) throw validationFailed(problems)
+  if (problems.length) throw unprocessable(`Validation failed: ${problems.join(', ')}`)
   // Roost's default is standard (RFC 8291) encryption; `standard=false` asks for legacy aesgcm.
-  const standard = castBoolean(subscription.standard) ?? true
+  const standard = subscription.standard ?? true
   // Stored as base64url, the form web-push and the payload encryption expect.
   const normal = (key: string) => decodeBase64(key)!.toString('base64url')
   return { endpoint, p256dh: normal(p256dh), auth: normal(auth), standard }
@@ -98,9 +77,9 @@ export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushCon
 
   api.post(PATH, async (req, res) => {
     const token = userTokenOf(req)
-    const all = params(req)
-    const subscription = readSubscription(all)
-    const data = readData(all)
+    const p = readParams(req, createSubscriptionParams)
+    const subscription = readSubscription(p)
+    const data = readData(p)
     const row = await replaceSubscription(db, {
       endpoint: subscription.endpoint,
       keyP256dh: subscription.p256dh,
@@ -124,7 +103,7 @@ export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushCon
   api.put(PATH, async (req, res) => {
     const token = userTokenOf(req)
     if (!(await findByToken(db, token.tokenId))) throw notFound()
-    const row = await updateData(db, token.tokenId, readData(params(req)))
+    const row = await updateData(db, token.tokenId, readData(readParams(req, updateSubscriptionParams)))
     if (!row) throw notFound()
     res.json(entity(row))
   })

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { param } from '../params'
+
+/** GET /api/v1/admin/accounts */
+export const adminAccountsParams = z.object({
+  ...param.page,
+  local: param.bool(),
+  remote: param.bool(),
+  active: param.bool(),
+  pending: param.bool(),
+  disabled: param.bool(),
+  silenced: param.bool(),
+  suspended: param.bool(),
+  staff: param.bool(),
+  status: param.text(),
+  username: param.text(),
+  email: param.text(),
+})
+
+export const ACCOUNT_ACTIONS = ['none', 'silence', 'suspend', 'disable'] as const
+export type AccountAction = (typeof ACCOUNT_ACTIONS)[number]
+
+/** POST /api/v1/admin/accounts/:id/action — a `type` not in the list, whatever its shape, is a 422 (handler). */
+export const accountActionParams = z.object({
+  type: param.checkedByHandler({ type: 'string', enum: [...ACCOUNT_ACTIONS] }),
+  text: param.text(),
+  send_email_notification: param.bool(),
+})
+
+/** POST /api/v1/admin/ip_blocks and PUT /api/v1/admin/ip_blocks/:id; validated by the handler (Rails' texts). */
+export const ipBlockParams = z.object({
+  ip: param.text(),
+  severity: param.text(),
+  comment: param.text(),
+  expires_in: param.text(),
+})

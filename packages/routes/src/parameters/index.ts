@@ -1,0 +1,6 @@
+export * from './accounts'
+export * from './admin'
+export * from './oauth'
+export * from './pages'
+export * from './push'
+export * from './statuses'

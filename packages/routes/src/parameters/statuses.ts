@@ -1,0 +1,50 @@
+import { z } from 'zod'
+import { param } from '../params'
+
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const
+const visibility = () => param.oneOf(VISIBILITIES, 'Visibility is not included in the list')
+
+/** Mastodon's limit on media descriptions (alt text). */
+export const MAX_MEDIA_DESCRIPTION = 1500
+
+/** POST /api/v1/statuses */
+export const postStatusParams = z.object({
+  status: param.text({ maxChars: 10_000 }),
+  spoiler_text: param.text({ maxChars: 10_000 }),
+  sensitive: param.bool(),
+  visibility: visibility(),
+  language: param.text({ maxChars: 8 }),
+  in_reply_to_id: param.text(),
+  media_ids: param.list(),
+})
+
+/** GET /api/v1/statuses?id[]= */
+export const listStatusesParams = z.object({ id: param.list() })
+
+/** POST /api/v1/statuses/:id/reblog */
+export const reblogParams = z.object({ visibility: visibility() })
+
+/** POST /api/v1/media and /api/v2/media */
+export const uploadMediaParams = z.object({
+  file: param.file('The image'),
+  description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
+})
+
+/** PUT /api/v1/media/:id */
+export const updateMediaParams = z.object({ description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }) })
+
+/** GET /api/v1/timelines/public */
+export const publicTimelineParams = z.object({
+  ...param.page,
+  local: param.bool(),
+  remote: param.bool(),
+  only_media: param.bool(),
+})
+
+/** GET /api/v1/notifications */
+export const notificationsParams = z.object({
+  ...param.page,
+  types: param.list(),
+  exclude_types: param.list(),
+  account_id: param.text(),
+})
