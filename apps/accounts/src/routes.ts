@@ -6,6 +6,8 @@ import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
+import { hostMeta } from './federation/host-meta'
+import { missingAvatarImage, missingHeaderImage } from './media/defaults'
 import { serveMedia } from './media/storage'
 import { createAccount, listAccounts } from './api/v1/accounts'
 import { lookupAccount } from './api/v1/accounts/lookup'
@@ -81,7 +83,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/oauth/revoke', on(revoke))
   api.get('/oauth/jwks', on(jwks))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
+  api.get('/.well-known/host-meta', on(hostMeta))
   api.get('/media/:file', on(serveMedia))
+  api.get('/avatars/original/missing.png', missingAvatarImage)
+  api.get('/headers/original/missing.png', missingHeaderImage)
 
   // Accounts, search, instance and account moderation
   api.post('/api/v1/accounts', on(createAccount))

@@ -14,6 +14,7 @@ import type { Upstream } from '@roost/routes'
 import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
+import { mountCors } from './cors'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
 import { mountBullBoard } from './bull-board'
@@ -51,6 +52,7 @@ export async function createGateway(config: GatewayConfig) {
     metrics: createMetrics('gateway'),
     readiness: { redis: () => redis.ping() },
   })
+  mountCors(app) // first, so that every answer on the API paths carries the CORS headers, errors included
   // The resolved client address replaces whatever the client sent in the header the services read.
   // `no_access` answers JSON like every other Roost error (Mastodon sends text/plain "Forbidden\n";
   // clients treat both as a 403, and JSON lets them show the `error`).

@@ -66,6 +66,7 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/oauth/revoke', ACCOUNTS, 'none', [], { params: P.revokeParams }),
   route('GET', '/oauth/jwks', ACCOUNTS, 'none'),
   route('GET', '/.well-known/oauth-authorization-server', ACCOUNTS, 'none'),
+  route('GET', '/.well-known/host-meta', ACCOUNTS, 'none'),
 
   // Accounts and profiles (apps/accounts/src/api/v1/accounts)
   route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts'], {
@@ -176,6 +177,8 @@ export const ROUTES: readonly Route[] = [
     params: P.publicTimelineParams,
   }),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
+  route('GET', '/avatars/original/missing.png', ACCOUNTS, 'none'),
+  route('GET', '/headers/original/missing.png', ACCOUNTS, 'none'),
 
   // Notifications
   route('GET', '/api/v1/notifications', ACCOUNTS, 'required', ['read:notifications'], {

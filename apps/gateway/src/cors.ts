@@ -1,0 +1,42 @@
+import cors from 'cors'
+import type { Express } from 'express'
+
+/**
+ * Where browsers may read Roost's answers from any origin, as Mastodon's rack-cors set-up allows: the API, the
+ * token and revocation endpoints, the discovery documents and the media. Credentials are bearer tokens, never
+ * cookies, so `*` is safe there. The HTML sign-in pages (/oauth/authorize) and Bull Board (/admin/queues, which
+ * signs in with a cookie) are left out on purpose.
+ */
+export const CORS_PATHS = [
+  '/api',
+  '/oauth/token',
+  '/oauth/revoke',
+  '/.well-known',
+  '/nodeinfo',
+  '/media',
+  '/avatars',
+  '/headers',
+]
+
+/** The response headers clients read: paging, rate limits and the request id to quote in a report. */
+export const EXPOSED_HEADERS = [
+  'Link',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-Request-Id',
+]
+
+/** First of all middleware, so every answer on those paths carries the headers, errors included. */
+export function mountCors(app: Express) {
+  app.use(
+    CORS_PATHS,
+    cors({
+      origin: '*',
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 7200, // rack-cors' default: browsers cache a preflight for two hours
+    }),
+  )
+}
