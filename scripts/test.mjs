@@ -2,9 +2,38 @@
 // `npm test`: runs every jest suite once and ends with the totals on a line of their own, `N passed, N failed`,
 // the line CI reads. Extra arguments go to jest (`npm test -- test/oauth`).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0
+
+// What the suite drives besides Node, Postgres and Redis, the way `npm start` provides Redis: Debian's Chromium
+// for the page tests (playwright-core never downloads a browser) and docker-compose, which checks
+// docker-compose.yml offline. Missing ones are installed with apt-get when we may (root), once; otherwise the run
+// stops here, naming them and the command, instead of failing or skipping tests later.
+const TOOLS = [
+  { name: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
+  { name: 'docker-compose', present: () => onPath('docker-compose') },
+]
+const missing = TOOLS.filter((tool) => !tool.present()).map((tool) => tool.name)
+if (missing.length) {
+  const install = `apt-get install -y ${missing.join(' ')}`
+  const what = `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing (the tests drive it)`
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    console.error(`npm test: ${what}. Install: sudo ${install}`)
+    process.exit(1)
+  }
+  console.log(`npm test: ${what}: installing Debian's packages, once: ${install}`)
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env })
+  spawnSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env })
+  const still = TOOLS.filter((tool) => !tool.present()).map((tool) => tool.name)
+  if (still.length) {
+    console.error(`npm test: installing ${still.join(' and ')} failed (see above). Install: ${install}`)
+    process.exit(1)
+  }
+}
 
 const report = join(mkdtempSync(join(tmpdir(), 'roost-jest-')), 'report.json')
 const jest = spawnSync(

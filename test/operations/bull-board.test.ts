@@ -1,4 +1,3 @@
-import type { Browser } from 'playwright-core'
 import { launchChromium } from '@roost/testing'
 import { QUEUES } from '@roost/events'
 import { startStack } from '../stack'
@@ -7,15 +6,10 @@ import type { Stack } from '../stack'
 const QUEUE_NAMES = Object.values(QUEUES)
 
 let stack: Stack
-let browser: Browser
 beforeAll(async () => {
   stack = await startStack()
-  browser = await launchChromium()
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-  await stack?.stop()
 })
+afterAll(() => stack.stop())
 
 describe('Bull Board at /admin/queues', () => {
   it('answers 401 to an API client without a token, and sends a browser to sign in', async () => {
@@ -73,20 +67,25 @@ describe('Bull Board at /admin/queues', () => {
 
   it('lets an admin sign in with a browser and shows the queues', async () => {
     const admin = await stack.createUser({ username: 'chief', role: 'admin' })
-    const context = await browser.newContext()
-    const page = await context.newPage()
-    await page.goto(`${stack.url}/admin/queues`)
-    await page.waitForURL(/\/oauth\/authorize/)
-    await page.fill('#email', admin.email)
-    await page.fill('#password', admin.password)
-    await page.click('button[type=submit]')
-    await page.click('button[value=approve]')
-    await page.waitForURL(`${stack.url}/admin/queues/`)
-    for (const name of QUEUE_NAMES) await page.getByText(name, { exact: true }).first().waitFor()
+    // Only this test drives a browser: the API tests above do not depend on Chromium starting.
+    const browser = await launchChromium()
+    try {
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      await page.goto(`${stack.url}/admin/queues`)
+      await page.waitForURL(/\/oauth\/authorize/)
+      await page.fill('#email', admin.email)
+      await page.fill('#password', admin.password)
+      await page.click('button[type=submit]')
+      await page.click('button[value=approve]')
+      await page.waitForURL(`${stack.url}/admin/queues/`)
+      for (const name of QUEUE_NAMES) await page.getByText(name, { exact: true }).first().waitFor()
 
-    const cookies = await context.cookies()
-    const tokenCookie = cookies.find((c) => c.name === 'roost_admin_token')
-    expect(tokenCookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/admin/queues' })
-    await context.close()
+      const cookies = await context.cookies()
+      const tokenCookie = cookies.find((c) => c.name === 'roost_admin_token')
+      expect(tokenCookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/admin/queues' })
+    } finally {
+      await browser.close()
+    }
   }, 60_000)
 })
