@@ -1,6 +1,8 @@
 # One image for every Roost process; the command picks the process (see docker-compose.yml and k8s/base).
+# Node 24, the current LTS (Node 20 reached its end of life in April 2026). The bundles target Node 20.19, the
+# oldest Node Roost supports (`engines`), so development on Node 20 keeps working.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY apps/accounts/package.json apps/accounts/
@@ -9,6 +11,7 @@ COPY apps/push/package.json apps/push/
 COPY packages/auth/package.json packages/auth/
 COPY packages/db/package.json packages/db/
 COPY packages/events/package.json packages/events/
+COPY packages/routes/package.json packages/routes/
 COPY packages/service/package.json packages/service/
 COPY packages/testing/package.json packages/testing/
 COPY scripts/complete-lockfile.mjs scripts/
@@ -20,7 +23,7 @@ RUN npm run build \
       --external:pg-native --external:sqlite3 --external:better-sqlite3 --external:mysql --external:mysql2 \
       --external:oracledb --external:tedious --external:pg-query-stream
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json /app/.npmrc ./
 COPY --from=build /app/scripts/complete-lockfile.mjs scripts/
@@ -30,11 +33,12 @@ COPY --from=build /app/apps/push/package.json apps/push/
 COPY --from=build /app/packages/auth/package.json packages/auth/
 COPY --from=build /app/packages/db/package.json packages/db/
 COPY --from=build /app/packages/events/package.json packages/events/
+COPY --from=build /app/packages/routes/package.json packages/routes/
 COPY --from=build /app/packages/service/package.json packages/service/
 COPY --from=build /app/packages/testing/package.json packages/testing/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production BIND_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules node_modules
