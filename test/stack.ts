@@ -1,11 +1,14 @@
 import os from 'node:os'
 import path from 'node:path'
 import { exportJWK, generateKeyPair } from 'jose'
+import { Queue } from 'bullmq'
 import request from 'supertest'
 import webpush from 'web-push'
+import { bullPrefix, createRedis, QUEUES } from '@roost/events'
 import { createTestDatabase, createRedisPrefix, freePort, TEST_REDIS_URL } from '@roost/testing'
-import { loadAccountsConfig } from '../apps/accounts/src/config'
+import { loadAccountsConfig, loadAccountsWorkerConfig } from '../apps/accounts/src/config'
 import { createAccountsService } from '../apps/accounts/src/service'
+import { createAccountsWorker } from '../apps/accounts/src/worker'
 import type { NewUser } from '../apps/accounts/src/users/create'
 import { createUser } from '../apps/accounts/src/users/create'
 import { loadGatewayConfig } from '../apps/gateway/src/config'
@@ -17,6 +20,8 @@ import { createPushWorker } from '../apps/push/src/worker'
 export interface StackOptions {
   /** Extra environment for every service (e.g. `{ OAUTH_PASSWORD_GRANT: 'false' }`). */
   env?: Record<string, string>
+  /** false: no accounts worker in this process (a test runs it as a child process of its own). */
+  accountsWorker?: boolean
 }
 
 /** One signing key per test process: generating is cheap, but there is no reason to do it per stack. */
@@ -28,7 +33,8 @@ const testSigningKeys = () =>
 
 /**
  * The whole of Roost in this process: its own database (copied from the run's template) and Redis prefix,
- * accounts, push API and gateway on free ports. Tests talk to `stack.gateway` only, as clients would.
+ * accounts, its worker, push API, push worker and gateway on free ports. Tests talk to `stack.gateway` only, as
+ * clients would, and wait for the workers with `drain()`.
  */
 export async function startStack(options: StackOptions = {}) {
   const vapid = webpush.generateVAPIDKeys()
@@ -55,6 +61,9 @@ export async function startStack(options: StackOptions = {}) {
   }
   const accounts = await createAccountsService(loadAccountsConfig(env))
   const accountsUrl = `http://127.0.0.1:${await accounts.start(0)}`
+  const accountsWorker =
+    options.accountsWorker === false ? undefined : await createAccountsWorker(loadAccountsWorkerConfig(env))
+  await accountsWorker?.start(0)
   const push = await createPushService(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
   const pushUrl = `http://127.0.0.1:${await push.start(0)}`
   const pushWorker = await createPushWorker(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
@@ -65,6 +74,12 @@ export async function startStack(options: StackOptions = {}) {
   await gateway.start(gatewayPort)
   const url = env.PUBLIC_URL!
   const api = () => request(url)
+  const queueConnection = createRedis(env.REDIS_URL!, { forWorker: true })
+  const activities = new Queue(QUEUES.activities, {
+    connection: queueConnection,
+    prefix: bullPrefix(env.REDIS_PREFIX!),
+  })
+  const db = accounts.ctx.db
 
   let users = 0
   const stack = {
@@ -73,6 +88,7 @@ export async function startStack(options: StackOptions = {}) {
     accountsUrl,
     pushUrl,
     accounts,
+    accountsWorker,
     push,
     pushWorker,
     gateway,
@@ -130,16 +146,36 @@ export async function startStack(options: StackOptions = {}) {
       return res.body.access_token as string
     },
 
-    /** Waits until every event written so far is published and every push job has finished. */
-    async drain() {
-      await accounts.ctx.outbox.flush()
-      await pushWorker.idle()
+    /**
+     * Waits until the whole pipeline is quiet: every outbox row published, every activity handled (which may
+     * write `notification.created` rows: published too), every push job finished. Polls the queues and the
+     * outbox, whichever process runs the accounts worker.
+     */
+    async drain(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs
+      const quiet = async () => {
+        const [outbox] = await db('outbox').whereNull('published_at').count('* as n')
+        const counts = await activities.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+        return Number(outbox!.n) === 0 && Object.values(counts).every((n) => n === 0)
+      }
+      for (;;) {
+        await accountsWorker?.relay.flush()
+        if (await quiet()) {
+          await pushWorker.idle(Math.max(deadline - Date.now(), 1))
+          if (await quiet()) return
+        }
+        if (Date.now() > deadline) throw new Error('the activities pipeline did not become quiet')
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
     },
 
     async stop() {
       await gateway.stop()
       await pushWorker.stop()
       await push.stop()
+      await accountsWorker?.stop()
+      await activities.close()
+      await queueConnection.quit().catch(() => queueConnection.disconnect())
       await accounts.stop()
     },
   }

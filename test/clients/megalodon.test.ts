@@ -200,6 +200,7 @@ describe('megalodon against Roost', () => {
   it('reads the instance and the notifications an app shows', async () => {
     const instance = await client(null).getInstance()
     expect(instance.data).toMatchObject({ title: expect.any(String) })
+    await stack.drain()
     const notifications = await alice.api.getNotifications({ limit: 40 })
     const follows = notifications.data.filter((n) => n.type === 'follow').map((n) => n.account?.username)
     expect(follows.sort()).toEqual(['dave', 'fan1', 'fan2', 'fan3', 'fan4', 'fan5'])

@@ -35,10 +35,10 @@ export function eventPublisher(stack: Stack) {
       }
     },
     async publish(event: NotificationCreated, jobId = `test-${event.notificationId}`) {
-      await producers.notificationCreated(event, jobId)
+      await producers.publish([{ event: { event: 'notification.created', ...event }, jobId }])
     },
     async accountEvent(event: AccountEvent, jobId: string) {
-      await producers.accountEvent(event, jobId)
+      await producers.publish([{ event, jobId }])
     },
     async close() {
       await producers.close()

@@ -9,7 +9,7 @@
  *   npm run roost -- accounts role NAME user|moderator|admin
  *
  * It talks to Postgres (and, to suspend, Redis) directly from DATABASE_URL, REDIS_URL and REDIS_PREFIX, so it
- * needs none of the service's secrets. Exit codes: 0 done, 1 refused (unknown account, invalid input),
+ * needs none of the service's secrets. Events it records (a suspension) are published by the accounts worker. Exit codes: 0 done, 1 refused (unknown account, invalid input),
  * 2 wrong usage.
  */
 import { randomBytes } from 'node:crypto'
@@ -17,11 +17,10 @@ import { parseArgs } from 'node:util'
 import { RevocationList } from '@roost/auth'
 import { createDatabase } from '@roost/db'
 import type { Knex } from '@roost/db'
-import { createProducers, createRedis } from '@roost/events'
-import { baseEnv, createLogger, HttpError, parseConfig } from '@roost/service'
+import { createRedis } from '@roost/events'
+import { baseEnv, HttpError, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
-import { createOutboxRelay } from './outbox/relay'
-import { SCHEMA } from './service'
+import { SCHEMA } from './db/migrations'
 import { createUser } from './users/create'
 import type { ModerationContext, Role } from './users/moderation'
 import {
@@ -62,17 +61,12 @@ async function accountIdOf(db: Knex, username: string): Promise<string> {
   return row.id
 }
 
-/** Moderation with Redis: suspension revokes tokens and publishes events, so it needs both. */
+/** Moderation with Redis: suspension revokes tokens in the revocation list. */
 async function withModeration(config: BaseConfig, db: Knex, run: (ctx: ModerationContext) => Promise<void>) {
   const redis = createRedis(config.REDIS_URL)
-  const producers = createProducers(redis, config.REDIS_PREFIX)
-  const outbox = createOutboxRelay({ db, producers, logger: createLogger('roost-cli', 'silent') })
   try {
-    await run({ db, outbox, revocations: new RevocationList(redis, config.REDIS_PREFIX) })
-    // The CLI does not stay around for the relay's timer: publish what this command wrote before leaving.
-    await outbox.flush()
+    await run({ db, revocations: new RevocationList(redis, config.REDIS_PREFIX) })
   } finally {
-    await producers.close()
     await redis.quit().catch(() => redis.disconnect())
   }
 }

@@ -48,3 +48,20 @@ export const accountsEnv = baseEnv.extend({
 export type AccountsConfig = z.infer<typeof accountsEnv>
 
 export const loadAccountsConfig = (env: Record<string, string | undefined>) => parseConfig(accountsEnv, env)
+
+/** The accounts worker's environment (worker-main.ts; documented in .env.example). */
+export const accountsWorkerEnv = baseEnv.extend({
+  ACCOUNTS_WORKER_PORT: envPort(3004),
+  /** Activities handled at once per worker process. */
+  ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
+  /**
+   * How long a job stays claimed without its worker renewing the claim: the jobs of a worker that died are taken
+   * over this long after it stopped renewing (BullMQ's lockDuration and stalledInterval).
+   */
+  ACCOUNTS_WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+})
+
+export type AccountsWorkerConfig = z.infer<typeof accountsWorkerEnv>
+
+export const loadAccountsWorkerConfig = (env: Record<string, string | undefined>) =>
+  parseConfig(accountsWorkerEnv, env)

@@ -5,7 +5,6 @@ import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
 import type { AccountsConfig } from './config'
 import type { SigningKeys } from './oauth/keys'
-import type { OutboxRelay } from './outbox/relay'
 
 /** What the accounts service's handlers share: built once in service.ts. */
 export interface AccountsContext {
@@ -16,7 +15,6 @@ export interface AccountsContext {
   keys: SigningKeys
   verify: TokenVerifier
   revocations: RevocationList
-  outbox: OutboxRelay
 }
 
 export type AccountsHandler = (ctx: AccountsContext, req: Request, res: Response) => unknown

@@ -2,17 +2,15 @@ import { Redis } from 'ioredis'
 import { createTokenVerifier, issuerOf, RevocationList } from '@roost/auth'
 import { serviceRoutes } from '@roost/routes'
 import { createDatabase, migrateSchema } from '@roost/db'
-import { createProducers } from '@roost/events'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { AccountsConfig } from './config'
 import type { AccountsContext } from './context'
-import { migrations } from './db/migrations'
+import { migrations, SCHEMA } from './db/migrations'
 import { publishIpRules } from './ip_blocks/rules'
 import { loadSigningKeys } from './oauth/keys'
-import { createOutboxRelay } from './outbox/relay'
 import { accountsRoutes } from './routes'
 
-export const SCHEMA = 'accounts'
+export { SCHEMA }
 
 export const migrateAccounts = (databaseUrl: string) => migrateSchema(databaseUrl, SCHEMA, migrations)
 
@@ -29,9 +27,7 @@ export async function createAccountsService(config: AccountsConfig) {
     keys: keys.localKeySet,
     revocations,
   })
-  const producers = createProducers(redis, config.REDIS_PREFIX)
-  const outbox = createOutboxRelay({ db, producers, logger })
-  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations, outbox }
+  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations }
 
   const app = createApp({
     logger,
@@ -54,11 +50,8 @@ export async function createAccountsService(config: AccountsConfig) {
       const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
       for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
       await publishIpRules(ctx) // the gateways enforce the IP rules from Redis, which may have lost them
-      outbox.start()
     },
     async close() {
-      await outbox.stop()
-      await producers.close()
       await db.destroy()
       await redis.quit().catch(() => redis.disconnect())
     },

@@ -74,6 +74,51 @@ export async function paginate<T>(query: Knex.QueryBuilder, column: string, page
   return (await query.orderBy(column, 'desc').limit(page.limit)) as T[]
 }
 
+/**
+ * LISTENs to a channel on a connection of its own (a pooled one cannot hold a LISTEN), reconnecting after a
+ * second when the connection breaks. `onNotify` also runs once each time the listener (re)connects, since
+ * notifications sent while it was away are lost.
+ */
+export function listen(url: string, channel: string, onNotify: () => void, onError: (err: Error) => void) {
+  let client: pg.Client | undefined
+  let retry: NodeJS.Timeout | undefined
+  let closed = false
+
+  function reconnectLater(broken: pg.Client) {
+    if (client !== broken) return
+    client = undefined
+    broken.end().catch(() => {})
+    if (!closed) retry = setTimeout(connect, 1000)
+  }
+
+  function connect() {
+    const c = new pg.Client({ connectionString: url })
+    client = c
+    c.on('notification', () => onNotify())
+    const broken = (err: Error) => {
+      if (closed) return
+      onError(err)
+      reconnectLater(c)
+    }
+    c.on('error', broken)
+    c.connect()
+      .then(() => c.query(`LISTEN ${c.escapeIdentifier(channel)}`))
+      .then(() => onNotify())
+      .catch(broken)
+  }
+
+  connect()
+  return {
+    async close() {
+      closed = true
+      clearTimeout(retry)
+      const c = client
+      client = undefined
+      await c?.end().catch(() => {})
+    },
+  }
+}
+
 /** The SQL for Mastodon-style 64-bit time-sortable ids: milliseconds since the epoch << 16 | a sequence. */
 export const SNOWFLAKE_FUNCTION_SQL = `
 CREATE SEQUENCE IF NOT EXISTS snowflake_seq;

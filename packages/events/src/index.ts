@@ -4,16 +4,65 @@ import { Redis } from 'ioredis'
 import { z } from 'zod'
 
 /**
- * The contracts between services that travel over BullMQ (shared design.md, "Events"): queue names, job names
- * and payload schemas. Producers validate before adding; workers parse on receipt.
+ * The contracts between processes that travel over BullMQ (docs/activities.md): queue names, event names and
+ * payload schemas. Every event is an object whose `event` field names it; the outbox validates it before
+ * storing it, workers parse it on receipt. The job name is the event name, the job data the whole event.
  */
 export const QUEUES = {
+  activities: 'activities',
   notifications: 'notifications',
   pushDeliveries: 'push-deliveries',
   accountEvents: 'account-events',
 } as const
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
 const id = z.string().regex(/^\d{1,19}$/)
+
+const event = <N extends string, S extends z.ZodRawShape>(name: N, shape: S) =>
+  z.object({ event: z.literal(name), ...shape })
+
+const statusFacts = { statusId: id, accountId: id }
+const reblogFacts = { statusId: id, accountId: id, reblogOfId: id, reblogOfAccountId: id }
+const favouriteFacts = { favouriteId: id, accountId: id, statusId: id, statusAccountId: id }
+const followFacts = { followId: id, accountId: id, targetAccountId: id }
+const requestFacts = { followRequestId: id, accountId: id, targetAccountId: id }
+const blockFacts = { blockId: id, accountId: id, targetAccountId: id }
+const muteFacts = { muteId: id, accountId: id, targetAccountId: id }
+
+/**
+ * Activities: what happened in the accounts app, written by the domain functions in the transaction that made it
+ * happen, consumed by the accounts worker (notifications, feeds, …). A payload carries ids, plus the facts a
+ * consumer cannot read again because the row is gone (a deleted status's audience). `accountId` is always the
+ * actor. Adding an activity is one line here.
+ */
+export const activity = z.discriminatedUnion('event', [
+  event('status.created', statusFacts),
+  event('status.deleted', {
+    ...statusFacts,
+    visibility: z.enum(['public', 'unlisted', 'private', 'direct']),
+    inReplyToId: id.nullable(),
+    inReplyToAccountId: id.nullable(),
+    mentionedAccountIds: z.array(id),
+    tags: z.array(z.string()),
+  }),
+  event('reblog.created', reblogFacts),
+  event('reblog.removed', reblogFacts),
+  event('favourite.created', favouriteFacts),
+  event('favourite.removed', favouriteFacts),
+  event('follow.created', followFacts),
+  event('follow.removed', followFacts),
+  event('follow_request.created', requestFacts),
+  event('follow_request.authorized', requestFacts),
+  event('follow_request.rejected', requestFacts),
+  event('follow_request.withdrawn', requestFacts),
+  event('block.created', blockFacts),
+  event('block.removed', blockFacts),
+  event('mute.created', muteFacts),
+  event('mute.removed', muteFacts),
+])
+export type Activity = z.infer<typeof activity>
+export type ActivityName = Activity['event']
+export type ActivityOf<N extends ActivityName> = Extract<Activity, { event: N }>
 
 export const NOTIFICATION_TYPES = [
   'mention',
@@ -50,15 +99,31 @@ export const notificationCreated = z.object({
 export type NotificationCreated = z.infer<typeof notificationCreated>
 
 export const accountEvent = z.discriminatedUnion('event', [
-  z.object({ event: z.literal('token.revoked'), tokenId: id, userId: id.optional() }),
-  z.object({ event: z.literal('account.suspended'), userId: id, accountId: id }),
-  z.object({ event: z.literal('user.deleted'), userId: id }),
+  event('token.revoked', { tokenId: id, userId: id.optional() }),
+  event('account.suspended', { userId: id, accountId: id }),
+  event('user.deleted', { userId: id }),
 ])
 export type AccountEvent = z.infer<typeof accountEvent>
 
 export const JOB_NAMES = {
   notificationCreated: 'notification.created',
 } as const
+
+/** Every event the accounts app's outbox carries, and the queue each goes to. */
+export const outboxEvent = z.discriminatedUnion('event', [
+  ...activity.options,
+  event(JOB_NAMES.notificationCreated, notificationCreated.shape),
+  ...accountEvent.options,
+])
+export type OutboxEvent = z.infer<typeof outboxEvent>
+export type EventName = OutboxEvent['event']
+
+const queues = new Map<string, QueueName>([
+  ...activity.options.map((o) => [o.shape.event.value, QUEUES.activities] as const),
+  [JOB_NAMES.notificationCreated, QUEUES.notifications],
+  ...accountEvent.options.map((o) => [o.shape.event.value, QUEUES.accountEvents] as const),
+])
+export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
 /** Redis connection for BullMQ: workers block, so commands must never time out (BullMQ's requirement). */
 export function createRedis(url: string, options: { forWorker?: boolean } = {}): Redis {
@@ -79,21 +144,45 @@ export const defaultJobOptions: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 }
 
-/** The queues a producer adds to. `jobId` makes every add idempotent: a replayed event is not added twice. */
+/**
+ * Activities are retried for about an hour (1 s, 2 s, … 34 min): a Postgres outage must delay their effects,
+ * never drop them.
+ */
+const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
+  [QUEUES.activities]: { ...defaultJobOptions, attempts: 12, removeOnComplete: { age: 3600, count: 10_000 } },
+}
+
+/**
+ * The queues the outbox publishes to. `jobId` makes every add idempotent: an event published twice (a crash
+ * between publishing and marking it published) is still one job.
+ */
 export function createProducers(connection: ConnectionOptions | Redis, redisPrefix: string) {
   const prefix = bullPrefix(redisPrefix)
-  const notifications = new Queue(QUEUES.notifications, { connection, prefix, defaultJobOptions })
-  const accountEvents = new Queue(QUEUES.accountEvents, { connection, prefix, defaultJobOptions })
+  const open = new Map<QueueName, Queue>()
+  const queue = (name: QueueName) => {
+    let q = open.get(name)
+    if (!q) {
+      q = new Queue(name, { connection, prefix, defaultJobOptions: jobOptions[name] ?? defaultJobOptions })
+      // A lost connection shows as a rejected `publish` (the outbox keeps the events), not as an unhandled error.
+      q.on('error', () => {})
+      open.set(name, q)
+    }
+    return q
+  }
   return {
-    async notificationCreated(payload: NotificationCreated, jobId: string) {
-      await notifications.add(JOB_NAMES.notificationCreated, notificationCreated.parse(payload), { jobId })
-    },
-    async accountEvent(payload: AccountEvent, jobId: string) {
-      const event = accountEvent.parse(payload)
-      await accountEvents.add(event.event, event, { jobId })
+    /** Adds the events, each validated, one bulk add per queue. */
+    async publish(events: { event: OutboxEvent; jobId: string }[]) {
+      const byQueue = new Map<QueueName, { name: string; data: OutboxEvent; opts: JobsOptions }[]>()
+      for (const e of events) {
+        const data = outboxEvent.parse(e.event)
+        const name = queueOf(data.event)
+        if (!byQueue.has(name)) byQueue.set(name, [])
+        byQueue.get(name)!.push({ name: data.event, data, opts: { jobId: e.jobId } })
+      }
+      for (const [name, jobs] of byQueue) await queue(name).addBulk(jobs)
     },
     async close() {
-      await Promise.all([notifications.close(), accountEvents.close()])
+      await Promise.all([...open.values()].map((q) => q.close()))
     },
   }
 }

@@ -107,7 +107,8 @@ describe('roost accounts (CLI)', () => {
       prefix: bullPrefix(stack.env.REDIS_PREFIX!),
     })
     try {
-      // The CLI flushes its outbox before exiting: the job is there already.
+      // The CLI records the event in the outbox; the accounts worker publishes it.
+      await stack.drain()
       const jobs = await queue.getJobs(['waiting', 'active', 'completed', 'delayed', 'failed'])
       expect(
         jobs.find((j) => j.name === 'account.suspended' && j.data.accountId === u.accountId)?.data,

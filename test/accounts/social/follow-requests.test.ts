@@ -91,6 +91,7 @@ describe('unlocking an account (§3.4)', () => {
     expect((await accountOf(a)).following_count).toBe(1)
     expect((await accountOf(b)).following_count).toBe(1)
 
+    await stack.drain()
     const notifications = await owner.get('/api/v1/notifications?types[]=follow').expect(200)
     expect(
       notifications.body.map((n: { type: string; account: { id: string } }) => [n.type, n.account.id]).sort(),

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import { forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
-import { withdrawNotification } from './notifications'
+import * as outbox from '../outbox/outbox'
 
 /** A mute counts until it expires; expired rows are ignored everywhere and deleted lazily (`forgetExpiredMutes`). */
 export const activeMute = (db: Knex, alias = 'mutes') =>
@@ -90,12 +90,21 @@ export async function createFollow(trx: Knex, accountId: string, targetId: strin
   if (!row) return
   await trx('accounts').where({ id: accountId }).increment('following_count', 1)
   await trx('accounts').where({ id: targetId }).increment('followers_count', 1)
+  await outbox.add(trx, { event: 'follow.created', followId: row.id, accountId, targetAccountId: targetId })
 }
 
 export async function deleteFollow(trx: Knex, accountId: string, targetId: string) {
-  const removed = await trx('follows').where({ account_id: accountId, target_account_id: targetId }).delete()
+  const [removed] = await trx('follows')
+    .where({ account_id: accountId, target_account_id: targetId })
+    .delete()
+    .returning('id')
   if (!removed) return
-  await withdrawNotification(trx, { type: 'follow', senderId: accountId, recipientId: targetId })
+  await outbox.add(trx, {
+    event: 'follow.removed',
+    followId: removed.id,
+    accountId,
+    targetAccountId: targetId,
+  })
   await trx('accounts')
     .where({ id: accountId })
     .where('following_count', '>', 0)
@@ -161,7 +170,14 @@ export async function follow(
       .onConflict(['account_id', 'target_account_id'])
       .ignore()
       .returning('id')
-    return row ? 'requested' : 'updated'
+    if (!row) return 'updated'
+    await outbox.add(trx, {
+      event: 'follow_request.created',
+      followRequestId: row.id,
+      accountId: actor.id,
+      targetAccountId: target.id,
+    })
+    return 'requested'
   }
   await createFollow(trx, actor.id, target.id, options)
   return 'followed'
@@ -170,13 +186,46 @@ export async function follow(
 /** Removes a follow or withdraws a pending request; nothing to remove is fine. */
 export async function unfollow(trx: Knex, accountId: string, targetId: string) {
   await deleteFollow(trx, accountId, targetId)
-  await deleteFollowRequest(trx, accountId, targetId)
+  await deleteFollowRequest(trx, accountId, targetId, 'withdrawn')
 }
 
-/** Removes a pending follow request (withdrawn, accepted or rejected) and its notification. */
-export async function deleteFollowRequest(trx: Knex, accountId: string, targetId: string) {
-  await trx('follow_requests').where({ account_id: accountId, target_account_id: targetId }).delete()
-  await withdrawNotification(trx, { type: 'follow_request', senderId: accountId, recipientId: targetId })
+export interface FollowRequestRow {
+  id: string
+  account_id: string
+  target_account_id: string
+  show_reblogs: boolean
+  notify: boolean
+  languages: string[] | null
+}
+
+/** Removes a pending follow request, saying why: the requester withdrew it, or the target decided. */
+export async function deleteFollowRequest(
+  trx: Knex,
+  accountId: string,
+  targetId: string,
+  outcome: 'withdrawn' | 'authorized' | 'rejected',
+) {
+  const [removed] = await trx('follow_requests')
+    .where({ account_id: accountId, target_account_id: targetId })
+    .delete()
+    .returning('id')
+  if (!removed) return
+  await outbox.add(trx, {
+    event: `follow_request.${outcome}`,
+    followRequestId: removed.id,
+    accountId,
+    targetAccountId: targetId,
+  })
+}
+
+/** Turns a pending request into a follow with the request's options (no follow ceiling: the target agreed). */
+export async function acceptFollowRequest(trx: Knex, request: FollowRequestRow) {
+  await deleteFollowRequest(trx, request.account_id, request.target_account_id, 'authorized')
+  await createFollow(trx, request.account_id, request.target_account_id, {
+    reblogs: request.show_reblogs,
+    notify: request.notify,
+    languages: request.languages,
+  })
 }
 
 /** Ends follows and requests both ways, then blocks. Blocking yourself does nothing. */
@@ -184,14 +233,27 @@ export async function block(trx: Knex, accountId: string, targetId: string) {
   if (accountId === targetId) return
   await unfollow(trx, accountId, targetId)
   await unfollow(trx, targetId, accountId)
-  await trx('blocks')
+  const [row] = await trx('blocks')
     .insert({ account_id: accountId, target_account_id: targetId })
     .onConflict(['account_id', 'target_account_id'])
     .ignore()
+    .returning('id')
+  if (row)
+    await outbox.add(trx, { event: 'block.created', blockId: row.id, accountId, targetAccountId: targetId })
 }
 
 export async function unblock(trx: Knex, accountId: string, targetId: string) {
-  await trx('blocks').where({ account_id: accountId, target_account_id: targetId }).delete()
+  const [removed] = await trx('blocks')
+    .where({ account_id: accountId, target_account_id: targetId })
+    .delete()
+    .returning('id')
+  if (removed)
+    await outbox.add(trx, {
+      event: 'block.removed',
+      blockId: removed.id,
+      accountId,
+      targetAccountId: targetId,
+    })
 }
 
 /** Mutes (or updates a mute); `durationSeconds` 0 means until unmuted. Muting yourself does nothing. */
@@ -204,7 +266,7 @@ export async function mute(
 ) {
   if (accountId === targetId) return
   const expiresAt = durationSeconds > 0 ? new Date(Date.now() + durationSeconds * 1000) : null
-  await trx('mutes')
+  const [row] = await trx('mutes')
     .insert({
       account_id: accountId,
       target_account_id: targetId,
@@ -213,8 +275,15 @@ export async function mute(
     })
     .onConflict(['account_id', 'target_account_id'])
     .merge(['hide_notifications', 'expires_at'])
+    .returning('id')
+  await outbox.add(trx, { event: 'mute.created', muteId: row.id, accountId, targetAccountId: targetId })
 }
 
 export async function unmute(trx: Knex, accountId: string, targetId: string) {
-  await trx('mutes').where({ account_id: accountId, target_account_id: targetId }).delete()
+  const [removed] = await trx('mutes')
+    .where({ account_id: accountId, target_account_id: targetId })
+    .delete()
+    .returning('id')
+  if (removed)
+    await outbox.add(trx, { event: 'mute.removed', muteId: removed.id, accountId, targetAccountId: targetId })
 }

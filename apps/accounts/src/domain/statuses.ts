@@ -1,11 +1,10 @@
 import type { Knex } from '@roost/db'
 import type { VISIBILITIES } from '@roost/routes'
 import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
-import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { HASHTAG, MENTION } from '../entities/status'
-import { notify } from './notifications'
+import * as outbox from '../outbox/outbox'
 import { parseId } from './records'
 import { activeMute } from './relationships'
 export type Visibility = (typeof VISIBILITIES)[number]
@@ -111,9 +110,9 @@ async function countStatus(trx: Knex, accountId: string, visibility: Visibility,
 
 /**
  * Mastodon's PostStatusService for local accounts: validates, stores the status with its mentions, tags and
- * media, and notifies mentioned accounts and followers who asked to be notified.
+ * media, and records `status.created` (the accounts worker notifies and fans out).
  */
-export async function createStatus(ctx: AccountsContext, trx: Knex, author: AccountRow, s: NewStatus) {
+export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) {
   if (s.mediaIds.length > MAX_MEDIA)
     throw unprocessable(`Validation failed: Cannot attach more than ${MAX_MEDIA} files`)
   if (!s.text.trim() && !s.mediaIds.length) throw unprocessable("Validation failed: Text can't be blank")
@@ -177,40 +176,55 @@ export async function createStatus(ctx: AccountsContext, trx: Knex, author: Acco
   const tags = [...new Set([...s.text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
   if (tags.length) await trx('status_tags').insert(tags.map((name) => ({ status_id: row!.id, name })))
   await countStatus(trx, author.id, s.visibility, 1)
-
-  for (const account of mentioned)
-    await notify(ctx, trx, {
-      type: 'mention',
-      recipientId: account.id,
-      senderId: author.id,
-      statusId: row!.id,
-    })
-  if (s.visibility !== 'direct' && !replyTo) {
-    const watchers: string[] = await trx('follows')
-      .where({ target_account_id: author.id, notify: true })
-      .pluck('account_id')
-    for (const watcher of watchers)
-      if (!mentioned.some((a) => a.id === watcher))
-        await notify(ctx, trx, {
-          type: 'status',
-          recipientId: watcher,
-          senderId: author.id,
-          statusId: row!.id,
-        })
-  }
+  await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
   return row!
 }
 
-/** Deletes a status and the reblogs of it, keeping every author's counter in step. */
+/**
+ * Deletes a status and the reblogs of it, keeping every author's counter in step. Records `reblog.removed` for
+ * each reblog and `status.deleted` for the status itself (or `reblog.removed`, if it is a reblog), with the
+ * audience facts that go with the row.
+ */
 export async function deleteStatus(trx: Knex, status: StatusRow) {
   const reblogs: StatusRow[] = await trx('statuses').where({ reblog_of_id: status.id })
   for (const reblog of [...reblogs, status]) await countStatus(trx, reblog.account_id, reblog.visibility, -1)
+  const removedReblogs = reblogs.map((r) => reblogEvent('reblog.removed', r, status.account_id))
+  if (status.reblog_of_id) {
+    const original = await trx('statuses').where({ id: status.reblog_of_id }).first('account_id')
+    await outbox.add(trx, ...removedReblogs, reblogEvent('reblog.removed', status, original.account_id))
+  } else {
+    const [mentioned, tags] = await Promise.all([
+      trx('mentions').where({ status_id: status.id }).pluck('account_id'),
+      trx('status_tags').where({ status_id: status.id }).pluck('name'),
+    ])
+    await outbox.add(trx, ...removedReblogs, {
+      event: 'status.deleted',
+      statusId: status.id,
+      accountId: status.account_id,
+      visibility: status.visibility,
+      inReplyToId: status.in_reply_to_id,
+      inReplyToAccountId: status.in_reply_to_account_id,
+      mentionedAccountIds: mentioned,
+      tags,
+    })
+  }
   await trx('statuses').where({ id: status.id }).delete()
 }
 
+const reblogEvent = (
+  event: 'reblog.created' | 'reblog.removed',
+  reblog: StatusRow,
+  originalAccountId: string,
+) => ({
+  event,
+  statusId: reblog.id,
+  accountId: reblog.account_id,
+  reblogOfId: reblog.reblog_of_id!,
+  reblogOfAccountId: originalAccountId,
+})
+
 /** Mastodon's ReblogService: one reblog per account and status; private and direct posts cannot be boosted. */
 export async function reblog(
-  ctx: AccountsContext,
   trx: Knex,
   account: AccountRow,
   original: StatusRow,
@@ -225,11 +239,6 @@ export async function reblog(
     .insert({ account_id: account.id, reblog_of_id: original.id, visibility, sensitive: false })
     .returning('*')
   await countStatus(trx, account.id, visibility, 1)
-  await notify(ctx, trx, {
-    type: 'reblog',
-    recipientId: original.account_id,
-    senderId: account.id,
-    statusId: original.id,
-  })
+  await outbox.add(trx, reblogEvent('reblog.created', row!, original.account_id))
   return row!
 }

@@ -1,5 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
+import * as outbox from '../outbox/outbox'
 
 export interface AccessTokenRow {
   id: string
@@ -35,7 +36,7 @@ export async function issueToken(
  * once everywhere), and a `token.revoked` event per token so push drops their subscriptions.
  */
 export async function revokeTokens(
-  ctx: Pick<AccountsContext, 'db' | 'outbox' | 'revocations'>,
+  ctx: Pick<AccountsContext, 'db' | 'revocations'>,
   where: (q: Knex.QueryBuilder) => void,
 ): Promise<string[]> {
   const rows = await ctx.db.transaction(async (trx) => {
@@ -44,15 +45,17 @@ export async function revokeTokens(
       .where(where)
       .update({ revoked_at: trx.fn.now() })
       .returning(['id', 'user_id'])
-    for (const row of revoked)
-      await ctx.outbox.add(trx, {
-        kind: 'account-event',
-        payload: { event: 'token.revoked', tokenId: row.id, ...(row.user_id ? { userId: row.user_id } : {}) },
-      })
+    await outbox.add(
+      trx,
+      ...revoked.map((row) => ({
+        event: 'token.revoked' as const,
+        tokenId: row.id,
+        ...(row.user_id ? { userId: row.user_id } : {}),
+      })),
+    )
     // Inside the transaction: if Redis cannot record it, nothing is revoked and the caller sees the error.
     await ctx.revocations.revoke(...revoked.map((r) => r.id))
     return revoked
   })
-  ctx.outbox.wake()
   return rows.map((r) => r.id)
 }

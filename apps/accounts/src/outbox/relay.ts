@@ -1,64 +1,83 @@
-import type { AccountEvent, NotificationCreated, Producers } from '@roost/events'
 import type { Knex } from '@roost/db'
+import { listen } from '@roost/db'
+import type { OutboxEvent, Producers } from '@roost/events'
 import type { Logger } from '@roost/service'
-
-export type OutboxEvent =
-  { kind: 'notification'; payload: NotificationCreated } | { kind: 'account-event'; payload: AccountEvent }
+import { OUTBOX_CHANNEL } from './outbox'
 
 interface OutboxRow {
   id: string
-  queue: string
-  job_name: string
-  payload: NotificationCreated | AccountEvent
+  payload: OutboxEvent
 }
 
+const BATCH = 500
+/** The fallback when a NOTIFY is missed (the listener reconnecting): pending rows wait at most this long. */
+const POLL_MS = 2000
+/** Published rows are kept a day (to look into), then deleted an hour at a time. */
+const KEEP_MS = 24 * 3600 * 1000
+const PRUNE_EVERY_MS = 3600 * 1000
+
+/** The smallest snowflake id of a moment (ids are milliseconds << 16 | sequence). */
+const snowflakeAt = (ms: number) => String(BigInt(ms) << 16n)
+
 /**
- * The transactional outbox (shared design.md, "Events"): `add` writes an event in the caller's transaction;
- * the relay moves unpublished rows to BullMQ and marks them published. The BullMQ job id is the outbox row id,
- * so a row published twice (a crash between add and mark) is still one job: at-least-once becomes exactly-once.
+ * The outbox relay (docs/activities.md): moves unpublished outbox rows to BullMQ and marks them published. The
+ * job id is the outbox row id, so a row published twice (a crash between publishing and marking) is still one
+ * job. It runs in the accounts worker, woken by the NOTIFY each outbox insert sends at commit, with a slow poll
+ * as a fallback; several workers share the rows through SKIP LOCKED.
  */
 export function createOutboxRelay(options: {
   db: Knex
   producers: Producers
   logger: Logger
-  intervalMs?: number
+  /** LISTEN for prompt wake-ups; without it the relay only polls (and `flush` publishes at once). */
+  databaseUrl?: string
+  onPublished?: (count: number) => void
 }) {
   const { db, producers, logger } = options
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
+  let listener: { close(): Promise<void> } | undefined
   let stopped = true
   let again = false
+  let prunedAt = 0
 
   async function publishBatch(): Promise<number> {
     return db.transaction(async (trx) => {
       const rows: OutboxRow[] = await trx('outbox')
         .whereNull('published_at')
         .orderBy('id')
-        .limit(100)
+        .limit(BATCH)
         .forUpdate()
         .skipLocked()
-      for (const row of rows) {
-        const jobId = `outbox-${row.id}`
-        if (row.queue === 'notifications')
-          await producers.notificationCreated(row.payload as NotificationCreated, jobId)
-        else await producers.accountEvent(row.payload as AccountEvent, jobId)
-      }
-      if (rows.length)
-        await trx('outbox')
-          .whereIn(
-            'id',
-            rows.map((r) => r.id),
-          )
-          .update({ published_at: trx.fn.now() })
+        .select('id', 'payload')
+      if (!rows.length) return 0
+      await producers.publish(rows.map((r) => ({ event: r.payload, jobId: `outbox-${r.id}` })))
+      await trx('outbox')
+        .whereIn(
+          'id',
+          rows.map((r) => r.id),
+        )
+        .update({ published_at: trx.fn.now() })
+      options.onPublished?.(rows.length)
       return rows.length
     })
+  }
+
+  async function prune() {
+    if (Date.now() - prunedAt < PRUNE_EVERY_MS) return
+    prunedAt = Date.now()
+    await db('outbox')
+      .where('id', '<', snowflakeAt(Date.now() - KEEP_MS))
+      .whereNotNull('published_at')
+      .delete()
   }
 
   async function drain() {
     do {
       again = false
       try {
-        while ((await publishBatch()) === 100);
+        while ((await publishBatch()) === BATCH);
+        await prune()
       } catch (err) {
         logger.warn({ err }, 'outbox relay could not publish; will retry')
         return
@@ -81,32 +100,27 @@ export function createOutboxRelay(options: {
   function schedule() {
     if (stopped) return
     clearTimeout(timer)
-    timer = setTimeout(tick, options.intervalMs ?? 500)
+    timer = setTimeout(tick, POLL_MS)
   }
 
   return {
-    /** Writes an event inside the caller's transaction. Call `wake()` after commit for prompt delivery. */
-    async add(trx: Knex, event: OutboxEvent) {
-      const [queue, jobName] =
-        event.kind === 'notification'
-          ? ['notifications', 'notification.created']
-          : ['account-events', event.payload.event]
-      await trx('outbox').insert({ queue, job_name: jobName, payload: JSON.stringify(event.payload) })
-    },
-    /** Publishes pending rows now rather than at the next interval. */
-    wake() {
-      tick()
-    },
     start() {
       stopped = false
+      if (options.databaseUrl && !listener)
+        listener = listen(options.databaseUrl, OUTBOX_CHANNEL, tick, (err) =>
+          logger.warn({ err }, 'outbox listener lost its connection; reconnecting'),
+        )
       tick()
     },
+    /** Stops relaying; a batch in progress finishes first. */
     async stop() {
       stopped = true
       clearTimeout(timer)
+      await listener?.close()
+      listener = undefined
       await running
     },
-    /** Resolves once every row written so far is published (tests and graceful shutdown). */
+    /** Resolves once every row committed so far is published (tests, the CLI). */
     async flush() {
       await running
       await drain()

@@ -1,9 +1,10 @@
 import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
+import * as outbox from '../outbox/outbox'
 import { revokeTokens } from '../oauth/tokens'
 
 /** What moderation needs: enough to run from the admin API and from the command line alike. */
-export type ModerationContext = Pick<AccountsContext, 'db' | 'outbox' | 'revocations'>
+export type ModerationContext = Pick<AccountsContext, 'db' | 'revocations'>
 
 export const ROLES = ['user', 'moderator', 'admin'] as const
 export type Role = (typeof ROLES)[number]
@@ -24,14 +25,10 @@ export async function suspendAccount(ctx: ModerationContext, accountId: string) 
       .update({ suspended_at: trx.fn.now() })
     const user = await userOf(trx, accountId)
     if (!user) return
-    await ctx.outbox.add(trx, {
-      kind: 'account-event',
-      payload: { event: 'account.suspended', userId: user.id, accountId },
-    })
+    await outbox.add(trx, { event: 'account.suspended', userId: user.id, accountId })
     // revokeTokens runs in a savepoint of this transaction: tokens, suspension and event commit together.
     await revokeTokens({ ...ctx, db: trx }, (q) => q.where('user_id', user.id))
   })
-  ctx.outbox.wake()
 }
 
 export async function unsuspendAccount(db: Knex, accountId: string) {

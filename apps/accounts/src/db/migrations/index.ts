@@ -5,6 +5,10 @@ import * as userSignUpApplication from './20261121000210_user_sign_up_applicatio
 import * as social from './20261121000300_social'
 import * as ipBlocks from './20261121000500_ip_blocks'
 import * as threadsBookmarksEdits from './20261122000000_threads_bookmarks_edits'
+import * as activities from './20261123100000_activities'
+
+/** The schema of the accounts app (the API, its worker and the CLI). */
+export const SCHEMA = 'accounts'
 
 /** Every migration of the `accounts` schema, in order. Add new files here. */
 export const migrations: Migration[] = [
@@ -14,4 +18,5 @@ export const migrations: Migration[] = [
   { name: '20261121000300_social', ...social },
   { name: '20261121000500_ip_blocks', ...ipBlocks },
   { name: '20261122000000_threads_bookmarks_edits', ...threadsBookmarksEdits },
+  { name: '20261123100000_activities', ...activities },
 ]

@@ -3,7 +3,6 @@ import type { Knex } from '@roost/db'
 import { followParams, muteParams, readParams } from '@roost/routes'
 import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { notify } from '../../../domain/notifications'
 import { findAccount } from '../../../domain/records'
 import * as relationships from '../../../domain/relationships'
 import type { AccountRow } from '../../../entities/account'
@@ -27,7 +26,6 @@ const action =
     const { account } = await requireUser(ctx, req)
     const target = await findAccount(ctx.db, req.params.id)
     await ctx.db.transaction((trx) => change(ctx, trx, account, target, req))
-    ctx.outbox.wake()
     res.json(await renderRelationship(ctx.db, account.id, target.id))
   }
 
@@ -37,7 +35,7 @@ export const follow = action(async (ctx, trx, actor, target, req) => {
   const languages = p.languages
   if (languages?.some((l) => !ISO_639_1.test(l)))
     throw unprocessable('Validation failed: Languages contains invalid language codes')
-  const outcome = await relationships.follow(
+  await relationships.follow(
     trx,
     actor,
     target,
@@ -48,10 +46,6 @@ export const follow = action(async (ctx, trx, actor, target, req) => {
     },
     { threshold: ctx.config.MAX_FOLLOWS_THRESHOLD, ratio: ctx.config.MAX_FOLLOWS_RATIO },
   )
-  if (outcome === 'followed')
-    await notify(ctx, trx, { type: 'follow', recipientId: target.id, senderId: actor.id })
-  if (outcome === 'requested')
-    await notify(ctx, trx, { type: 'follow_request', recipientId: target.id, senderId: actor.id })
 })
 
 /** POST /api/v1/accounts/:id/unfollow — also withdraws a pending request. */

@@ -8,7 +8,7 @@ import type { AccountRow } from '../../../entities/account'
 import { storeImage } from '../../../media/storage'
 import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
-import { acceptFollowRequest } from '../follow_requests'
+import { acceptFollowRequest } from '../../../domain/relationships'
 import { invalid, text, tooLong, Validation } from '../../../users/validation'
 import { credentialAccount } from './verify_credentials'
 
@@ -79,7 +79,7 @@ async function readImage(ctx: AccountsContext, req: Request, field: 'avatar' | '
  * Unlocking an account accepts every pending request to it, except from silenced accounts (Mastodon's
  * UpdateAccountService#authorize_all_follow_requests; done in the same transaction here, not in a worker).
  */
-async function acceptPendingFollowRequests(ctx: AccountsContext, trx: Knex, current: CurrentUser) {
+async function acceptPendingFollowRequests(trx: Knex, current: CurrentUser) {
   const pending = await trx('follow_requests')
     .join('accounts', 'accounts.id', 'follow_requests.account_id')
     .where('follow_requests.target_account_id', current.account.id)
@@ -87,7 +87,7 @@ async function acceptPendingFollowRequests(ctx: AccountsContext, trx: Knex, curr
     .orderBy('follow_requests.id')
     .forUpdate()
     .select('follow_requests.*')
-  for (const request of pending) await acceptFollowRequest(ctx, trx, request)
+  for (const request of pending) await acceptFollowRequest(trx, request)
 }
 
 /**
@@ -145,9 +145,7 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
         .where({ id: current.account.id })
         .update({ ...account, updated_at: trx.fn.now() })
     if (Object.keys(user).length) await trx('users').where({ id: current.user.id }).update(user)
-    if (current.account.locked && account.locked === false)
-      await acceptPendingFollowRequests(ctx, trx, current)
+    if (current.account.locked && account.locked === false) await acceptPendingFollowRequests(trx, current)
   })
-  ctx.outbox.wake()
   res.json(await credentialAccount(ctx, await requireUser(ctx, req)))
 }

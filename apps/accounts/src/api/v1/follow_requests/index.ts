@@ -1,10 +1,8 @@
 import type { Request, Response } from 'express'
-import type { Knex } from '@roost/db'
 import { recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
-import { notify } from '../../../domain/notifications'
 import { parseId } from '../../../domain/records'
-import { createFollow, deleteFollowRequest } from '../../../domain/relationships'
+import { acceptFollowRequest, deleteFollowRequest } from '../../../domain/relationships'
 import { renderRelationship } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
@@ -21,34 +19,6 @@ export async function listFollowRequests(ctx: AccountsContext, req: Request, res
   await sendAccountPage(ctx, req, res, query, 'follow_requests.id')
 }
 
-interface FollowRequestRow {
-  id: string
-  account_id: string
-  target_account_id: string
-  show_reblogs: boolean
-  notify: boolean
-  languages: string[] | null
-}
-
-/**
- * Turns a pending request into a follow with the request's options (no follow ceiling: the target agreed), inside
- * the caller's transaction; the caller wakes the outbox after commit.
- */
-export async function acceptFollowRequest(ctx: AccountsContext, trx: Knex, request: FollowRequestRow) {
-  await deleteFollowRequest(trx, request.account_id, request.target_account_id)
-  await createFollow(trx, request.account_id, request.target_account_id, {
-    reblogs: request.show_reblogs,
-    notify: request.notify,
-    languages: request.languages,
-  })
-  // Mastodon tells the approver too: a `follow` notification from the requester.
-  await notify(ctx, trx, {
-    type: 'follow',
-    recipientId: request.target_account_id,
-    senderId: request.account_id,
-  })
-}
-
 /** POST /api/v1/follow_requests/:id/authorize and …/reject, where :id is the requester's account id. */
 const decide = (accept: boolean) => async (ctx: AccountsContext, req: Request, res: Response) => {
   const { account } = await requireUser(ctx, req)
@@ -61,10 +31,9 @@ const decide = (accept: boolean) => async (ctx: AccountsContext, req: Request, r
           .first()
       : undefined
     if (!request) throw recordNotFound()
-    if (accept) await acceptFollowRequest(ctx, trx, request)
-    else await deleteFollowRequest(trx, request.account_id, request.target_account_id)
+    if (accept) await acceptFollowRequest(trx, request)
+    else await deleteFollowRequest(trx, request.account_id, request.target_account_id, 'rejected')
   })
-  ctx.outbox.wake()
   res.json(await renderRelationship(ctx.db, account.id, requesterId!))
 }
 

@@ -4,7 +4,7 @@ import type { HttpError } from '@roost/service'
 import { notFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
-import { notify, withdrawNotification } from '../../../domain/notifications'
+import * as favourites from '../../../domain/favourites'
 import { parseId } from '../../../domain/records'
 import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
@@ -26,34 +26,17 @@ async function target(ctx: AccountsContext, req: Request, missing?: () => HttpEr
 const answer = async (ctx: AccountsContext, res: Response, status: StatusRow, viewerId: string) =>
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewerId))
 
-/** POST /api/v1/statuses/:id/favourite — idempotent; notifies the author the first time. */
+/** POST /api/v1/statuses/:id/favourite — idempotent; the author is notified the first time. */
 export async function favourite(ctx: AccountsContext, req: Request, res: Response) {
   const { account, status } = await target(ctx, req)
-  await ctx.db.transaction(async (trx) => {
-    const [row] = await trx('favourites')
-      .insert({ account_id: account.id, status_id: status.id })
-      .onConflict(['account_id', 'status_id'])
-      .ignore()
-      .returning('id')
-    if (row)
-      await notify(ctx, trx, {
-        type: 'favourite',
-        recipientId: status.account_id,
-        senderId: account.id,
-        statusId: status.id,
-      })
-  })
-  ctx.outbox.wake()
+  await ctx.db.transaction((trx) => favourites.favourite(trx, account.id, status))
   await answer(ctx, res, status, account.id)
 }
 
 /** POST /api/v1/statuses/:id/unfavourite */
 export async function unfavourite(ctx: AccountsContext, req: Request, res: Response) {
   const { account, status } = await target(ctx, req)
-  await ctx.db.transaction(async (trx) => {
-    await trx('favourites').where({ account_id: account.id, status_id: status.id }).delete()
-    await withdrawNotification(trx, { type: 'favourite', senderId: account.id, statusId: status.id })
-  })
+  await ctx.db.transaction((trx) => favourites.unfavourite(trx, account.id, status))
   await answer(ctx, res, status, account.id)
 }
 
@@ -63,8 +46,7 @@ export async function reblogStatus(ctx: AccountsContext, req: Request, res: Resp
   const visibility = readParams(req, reblogParams).visibility ?? 'public'
   if (visibility === 'direct')
     throw unprocessable('Validation failed: Visibility is not included in the list')
-  const row = await ctx.db.transaction((trx) => reblog(ctx, trx, account, status, visibility))
-  ctx.outbox.wake()
+  const row = await ctx.db.transaction((trx) => reblog(trx, account, status, visibility))
   await answer(ctx, res, row, account.id)
 }
 
@@ -75,11 +57,7 @@ export async function unreblogStatus(ctx: AccountsContext, req: Request, res: Re
     .db('statuses')
     .where({ account_id: account.id, reblog_of_id: status.id })
     .first()
-  if (mine)
-    await ctx.db.transaction(async (trx) => {
-      await deleteStatus(trx, mine)
-      await withdrawNotification(trx, { type: 'reblog', senderId: account.id, statusId: status.id })
-    })
+  if (mine) await ctx.db.transaction((trx) => deleteStatus(trx, mine))
   await answer(ctx, res, status, account.id)
 }
 

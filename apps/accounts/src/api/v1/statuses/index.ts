@@ -23,7 +23,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
   const inReplyTo = p.in_reply_to_id
   const language = p.language
   const status = await ctx.db.transaction((trx) =>
-    createStatus(ctx, trx, account, {
+    createStatus(trx, account, {
       text: p.status ?? '',
       spoilerText: p.spoiler_text ?? '',
       sensitive: p.sensitive ?? defaults.default_sensitive,
@@ -33,7 +33,6 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
       mediaIds: p.media_ids ?? [],
     }),
   )
-  ctx.outbox.wake()
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
 }
 

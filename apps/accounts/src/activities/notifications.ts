@@ -1,0 +1,117 @@
+import type { Knex } from '@roost/db'
+import type { Urls } from '../entities/account'
+import type { StatusRow } from '../entities/status'
+import { notify, withdrawNotifications } from '../domain/notifications'
+import type { Consumer } from './consumer'
+
+/**
+ * Notifications from activities (Mastodon's LocalNotificationWorker and NotifyService): each activity's
+ * notifications and their `notification.created` events are written in one transaction, keyed by activity and
+ * recipient, so a replay adds nothing. The transaction first locks the activity's row (FOR SHARE): if the row is
+ * gone (undone before this ran) nothing is notified, and an undo waits until this commits, so its `…removed`
+ * activity always finds the notification to take back.
+ */
+export function notificationsConsumer(db: Knex, urls: Urls): Consumer {
+  const whileExists = <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) =>
+    db.transaction(async (trx) => {
+      const row: T | undefined = await trx(table).where({ id }).forShare().first()
+      if (row) await work(trx, row)
+    })
+
+  return {
+    'status.created': (a) =>
+      whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
+        const mentioned: string[] = await trx('mentions')
+          .where({ status_id: status.id })
+          .orderBy('account_id')
+          .pluck('account_id')
+        for (const recipientId of mentioned)
+          await notify(trx, urls, {
+            type: 'mention',
+            recipientId,
+            senderId: status.account_id,
+            statusId: status.id,
+            activityId: status.id,
+          })
+        // Followers who asked to hear of new posts, except for direct messages and replies (mentioned ones were told).
+        if (status.visibility === 'direct' || status.in_reply_to_id) return
+        const watchers: string[] = await trx('follows')
+          .where({ target_account_id: status.account_id, notify: true })
+          .whereNotIn('account_id', mentioned)
+          .orderBy('id')
+          .pluck('account_id')
+        for (const recipientId of watchers)
+          await notify(trx, urls, {
+            type: 'status',
+            recipientId,
+            senderId: status.account_id,
+            statusId: status.id,
+            activityId: status.id,
+          })
+      }),
+
+    'reblog.created': (a) =>
+      whileExists('statuses', a.statusId, (trx) =>
+        notify(trx, urls, {
+          type: 'reblog',
+          recipientId: a.reblogOfAccountId,
+          senderId: a.accountId,
+          statusId: a.reblogOfId,
+          activityId: a.statusId,
+        }),
+      ),
+    'reblog.removed': (a) =>
+      withdrawNotifications(db, { type: 'reblog', recipientId: a.reblogOfAccountId, activityId: a.statusId }),
+
+    'favourite.created': (a) =>
+      whileExists('favourites', a.favouriteId, (trx) =>
+        notify(trx, urls, {
+          type: 'favourite',
+          recipientId: a.statusAccountId,
+          senderId: a.accountId,
+          statusId: a.statusId,
+          activityId: a.favouriteId,
+        }),
+      ),
+    'favourite.removed': (a) =>
+      withdrawNotifications(db, {
+        type: 'favourite',
+        recipientId: a.statusAccountId,
+        activityId: a.favouriteId,
+      }),
+
+    // A follow notifies its target, also when it comes from an accepted request (Mastodon tells the approver too).
+    'follow.created': (a) =>
+      whileExists('follows', a.followId, (trx) =>
+        notify(trx, urls, {
+          type: 'follow',
+          recipientId: a.targetAccountId,
+          senderId: a.accountId,
+          activityId: a.followId,
+        }),
+      ),
+    'follow.removed': (a) =>
+      withdrawNotifications(db, { type: 'follow', recipientId: a.targetAccountId, activityId: a.followId }),
+
+    'follow_request.created': (a) =>
+      whileExists('follow_requests', a.followRequestId, (trx) =>
+        notify(trx, urls, {
+          type: 'follow_request',
+          recipientId: a.targetAccountId,
+          senderId: a.accountId,
+          activityId: a.followRequestId,
+        }),
+      ),
+    'follow_request.authorized': (a) => withdrawRequest(db, a),
+    'follow_request.rejected': (a) => withdrawRequest(db, a),
+    'follow_request.withdrawn': (a) => withdrawRequest(db, a),
+  }
+}
+
+/** A decided or withdrawn request takes its notification along (Mastodon: dependent on its activity). */
+const withdrawRequest = (db: Knex, a: { followRequestId: string; targetAccountId: string }) =>
+  withdrawNotifications(db, {
+    type: 'follow_request',
+    recipientId: a.targetAccountId,
+    activityId: a.followRequestId,
+  })

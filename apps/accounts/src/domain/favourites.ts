@@ -1,0 +1,35 @@
+import type { Knex } from '@roost/db'
+import type { StatusRow } from '../entities/status'
+import * as outbox from '../outbox/outbox'
+
+/** Favourites a status; favouriting it again changes nothing and records nothing. */
+export async function favourite(trx: Knex, accountId: string, status: StatusRow) {
+  const [row] = await trx('favourites')
+    .insert({ account_id: accountId, status_id: status.id })
+    .onConflict(['account_id', 'status_id'])
+    .ignore()
+    .returning('id')
+  if (row)
+    await outbox.add(trx, {
+      event: 'favourite.created',
+      favouriteId: row.id,
+      accountId,
+      statusId: status.id,
+      statusAccountId: status.account_id,
+    })
+}
+
+export async function unfavourite(trx: Knex, accountId: string, status: StatusRow) {
+  const [removed] = await trx('favourites')
+    .where({ account_id: accountId, status_id: status.id })
+    .delete()
+    .returning('id')
+  if (removed)
+    await outbox.add(trx, {
+      event: 'favourite.removed',
+      favouriteId: removed.id,
+      accountId,
+      statusId: status.id,
+      statusAccountId: status.account_id,
+    })
+}

@@ -1,0 +1,135 @@
+import { Queue, UnrecoverableError, Worker } from 'bullmq'
+import type { Job } from 'bullmq'
+import { Counter, Histogram } from 'prom-client'
+import { createDatabase } from '@roost/db'
+import type { Activity } from '@roost/events'
+import { activity, bullPrefix, createProducers, createRedis, QUEUES } from '@roost/events'
+import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import type { Consumer } from './activities/consumer'
+import { notificationsConsumer } from './activities/notifications'
+import type { AccountsWorkerConfig } from './config'
+import { SCHEMA } from './db/migrations'
+import { urlsOf } from './entities/account'
+import { createOutboxRelay } from './outbox/relay'
+
+/**
+ * The accounts worker (docs/activities.md): relays the outbox to BullMQ, and consumes the activities the
+ * accounts app records, so that requests only write their rows and events. An HTTP server on
+ * ACCOUNTS_WORKER_PORT answers /health/live, /health/ready and /metrics.
+ */
+export async function createAccountsWorker(config: AccountsWorkerConfig) {
+  const logger = createLogger('accounts-worker', config.LOG_LEVEL)
+  const db = createDatabase(config.DATABASE_URL, SCHEMA)
+  const connection = createRedis(config.REDIS_URL, { forWorker: true })
+  const prefix = bullPrefix(config.REDIS_PREFIX)
+  const metrics = createMetrics('accounts-worker')
+  const handled = new Counter({
+    name: 'activities_handled_total',
+    help: 'Activities handled, by event and outcome',
+    labelNames: ['event', 'outcome'],
+    registers: [metrics],
+  })
+  const duration = new Histogram({
+    name: 'activity_duration_seconds',
+    help: 'Time to handle one activity (every consumer), by event',
+    labelNames: ['event'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    registers: [metrics],
+  })
+  const published = new Counter({
+    name: 'outbox_published_total',
+    help: 'Outbox events published to BullMQ',
+    registers: [metrics],
+  })
+  const producers = createProducers(connection, config.REDIS_PREFIX)
+  const relay = createOutboxRelay({
+    db,
+    producers,
+    logger,
+    databaseUrl: config.DATABASE_URL,
+    onPublished: (n) => published.inc(n),
+  })
+  const activities = new Queue(QUEUES.activities, { connection, prefix })
+  const consumers: Consumer[] = [notificationsConsumer(db, urlsOf(config.PUBLIC_URL))]
+
+  async function handle(job: Job) {
+    const parsed = activity.safeParse(job.data)
+    if (!parsed.success) throw new UnrecoverableError(`invalid activity: ${parsed.error.message}`)
+    const a: Activity = parsed.data
+    const stop = duration.startTimer({ event: a.event })
+    try {
+      for (const consumer of consumers)
+        await (consumer[a.event] as ((a: Activity) => Promise<void>) | undefined)?.(a)
+      handled.inc({ event: a.event, outcome: 'done' })
+    } catch (err) {
+      handled.inc({ event: a.event, outcome: 'failed' })
+      throw err
+    } finally {
+      stop()
+    }
+  }
+
+  let worker: Worker | undefined
+  const app = createApp({
+    logger,
+    metrics,
+    readiness: {
+      postgres: () => db.raw('select 1'),
+      redis: () => connection.ping(),
+      worker: async () => {
+        if (!worker?.isRunning()) throw new Error('the activities worker is not running')
+      },
+    },
+  })
+  finishApp(app)
+
+  const service = lifecycle({
+    app,
+    logger,
+    host: config.BIND_HOST,
+    afterStart() {
+      worker = new Worker(QUEUES.activities, handle, {
+        connection,
+        prefix,
+        concurrency: config.ACCOUNTS_WORKER_CONCURRENCY,
+        lockDuration: config.ACCOUNTS_WORKER_LOCK_MS,
+        stalledInterval: config.ACCOUNTS_WORKER_LOCK_MS,
+        // A job whose worker died is tried again, not failed: its handlers are idempotent.
+        maxStalledCount: 10,
+      })
+      worker.on('failed', (job, err) =>
+        logger.warn(
+          { err, jobId: job?.id, event: job?.name, attempts: job?.attemptsMade },
+          'activity failed',
+        ),
+      )
+      worker.on('error', (err) => logger.error({ err }, 'activities worker error'))
+      relay.start()
+    },
+    async close() {
+      // Both finish what they are doing first: the relay its batch, the worker its jobs in progress.
+      await relay.stop()
+      await worker?.close()
+      await activities.close()
+      await producers.close()
+      await db.destroy()
+      await connection.quit().catch(() => connection.disconnect())
+    },
+  })
+
+  /** Resolves once no activity is waiting, delayed or running (tests). */
+  async function idle(timeoutMs = 15_000) {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const counts = await activities.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+      if (Object.values(counts).every((n) => n === 0)) return
+      if (Date.now() > deadline) throw new Error(`activities still pending: ${JSON.stringify(counts)}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
+  return Object.assign(service, { db, metrics, relay, activities, idle })
+}
+
+export type AccountsWorker = Awaited<ReturnType<typeof createAccountsWorker>>

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import path from 'node:path'
+import { freePort } from '@roost/testing'
+import { createStatus } from '../../apps/accounts/src/domain/statuses'
+import { favourite } from '../../apps/accounts/src/domain/favourites'
+import type { AccountRow } from '../../apps/accounts/src/entities/account'
+import type { StatusRow } from '../../apps/accounts/src/entities/status'
+import { startStack } from '../stack'
+import type { Stack } from '../stack'
+
+const ROOT = path.resolve(__dirname, '../..')
+const STATUSES = 100
+const FANS = 9 // 100 status.created (one watcher each) + 900 favourite.created = 1,000 activities, 1,000 notifications
+
+let stack: Stack
+let worker: ChildProcess | undefined
+beforeAll(async () => {
+  stack = await startStack({ accountsWorker: false })
+})
+afterAll(async () => {
+  worker?.kill('SIGKILL')
+  await stack.stop()
+})
+
+/** The accounts worker as its own process (worker-main.ts), as production runs it. */
+async function startWorker() {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/accounts/src/worker-main.ts'], {
+    cwd: ROOT,
+    // A dead worker's claims lapse after 2 s instead of 30, so the restarted one takes its jobs over quickly.
+    env: {
+      ...process.env,
+      ...stack.env,
+      ACCOUNTS_WORKER_PORT: String(port),
+      ACCOUNTS_WORKER_LOCK_MS: '2000',
+    },
+    stdio: 'ignore',
+  })
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the accounts worker exited with ${child.exitCode}`)
+    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ready) return child
+    if (Date.now() > deadline) throw new Error('the accounts worker did not become ready')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+it('SIGKILL in the middle of 1,000 activities, then a restart: every notification exists exactly once', async () => {
+  const db = stack.accounts.ctx.db
+  const author = await stack.createUser()
+  const watcher = await stack.createUser()
+  const fans = await Promise.all(Array.from({ length: FANS }, () => stack.createUser()))
+  await db('follows').insert({
+    account_id: watcher.accountId,
+    target_account_id: author.accountId,
+    notify: true,
+  })
+  const authorRow: AccountRow = await db('accounts').where({ id: author.accountId }).first()
+
+  // The activities are written as requests write them (domain functions, rows and outbox in one transaction),
+  // straight into the database so that all 1,000 are waiting before the worker starts.
+  const statuses: StatusRow[] = []
+  for (let i = 0; i < STATUSES; i++)
+    statuses.push(
+      await db.transaction((trx) =>
+        createStatus(trx, authorRow, {
+          text: `post ${i}`,
+          spoilerText: '',
+          sensitive: false,
+          visibility: 'public',
+          language: null,
+          mediaIds: [],
+        }),
+      ),
+    )
+  await db.transaction(async (trx) => {
+    for (const fan of fans) for (const status of statuses) await favourite(trx, fan.accountId, status)
+  })
+  const activities = await db('outbox').where({ queue: 'activities' }).count('* as n')
+  expect(Number(activities[0]!.n)).toBe(1000)
+
+  const count = async () => Number((await db('notifications').count('* as n'))[0]!.n)
+  worker = await startWorker()
+  while ((await count()) < 150) await new Promise((resolve) => setTimeout(resolve, 5))
+  worker.kill('SIGKILL')
+  await new Promise((resolve) => worker!.once('exit', resolve))
+  const atKill = await count()
+  expect(atKill).toBeLessThan(1000) // it died in the middle
+
+  worker = await startWorker()
+  await stack.drain(120_000)
+  worker.kill('SIGTERM')
+  await new Promise((resolve) => worker!.once('exit', resolve))
+
+  const notifications: { type: string; account_id: string; activity_id: string }[] = await db('notifications')
+  expect(notifications).toHaveLength(1000)
+  expect(notifications.filter((n) => n.type === 'status')).toHaveLength(STATUSES)
+  expect(notifications.filter((n) => n.type === 'favourite')).toHaveLength(STATUSES * FANS)
+  expect(new Set(notifications.map((n) => `${n.type}:${n.account_id}:${n.activity_id}`)).size).toBe(1000)
+  // One notification.created per notification, published once.
+  const events: { payload: { notificationId: string }; published_at: Date | null }[] = await db(
+    'outbox',
+  ).where({
+    job_name: 'notification.created',
+  })
+  expect(events).toHaveLength(1000)
+  expect(events.every((e) => e.published_at)).toBe(true)
+  expect(new Set(events.map((e) => e.payload.notificationId)).size).toBe(1000)
+}, 240_000)
