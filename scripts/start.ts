@@ -1,6 +1,7 @@
 // `npm start`: the whole of Roost on this machine, in one command. Uses Postgres and Redis at DATABASE_URL /
 // REDIS_URL when they answer, otherwise runs its own under ROOST_DATA_DIR (default .data/); generates development
-// keys once, migrates, ensures an admin, then runs gateway, accounts, push API and push worker until Ctrl-C.
+// keys once, migrates, ensures an admin, then runs gateway, accounts, its worker, push API and push worker until
+// Ctrl-C.
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, chmodSync } from 'node:fs'
@@ -18,6 +19,12 @@ const ROOT = path.resolve(__dirname, '..')
 /** The processes, their entry points and the port each serves (health and metrics included). */
 const APPS = [
   { name: 'accounts', entry: 'apps/accounts/src/main.ts', portVar: 'ACCOUNTS_PORT', port: 3001 },
+  {
+    name: 'accounts-worker',
+    entry: 'apps/accounts/src/worker-main.ts',
+    portVar: 'ACCOUNTS_WORKER_PORT',
+    port: 3004,
+  },
   { name: 'push', entry: 'apps/push/src/main.ts', portVar: 'PUSH_PORT', port: 3002 },
   { name: 'push-worker', entry: 'apps/push/src/worker-main.ts', portVar: 'PUSH_WORKER_PORT', port: 3003 },
   { name: 'gateway', entry: 'apps/gateway/src/main.ts', portVar: 'GATEWAY_PORT', port: 3000 },

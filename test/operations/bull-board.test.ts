@@ -45,7 +45,7 @@ describe('Bull Board at /admin/queues', () => {
       .expect(401)
   })
 
-  it('serves the three queues to an admin token, read-only', async () => {
+  it('serves every queue to an admin token, read-only', async () => {
     const admin = await stack.createUser({ username: 'boss', role: 'admin' })
     const token = await stack.userToken('admin:read', admin)
     const res = await stack

@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml'
 
 const ROOT = path.resolve(__dirname, '../..')
 const OVERLAYS = ['dev', 'production']
-const WORKLOADS = ['gateway', 'accounts', 'push', 'push-worker']
+const WORKLOADS = ['gateway', 'accounts', 'accounts-worker', 'push', 'push-worker']
 
 interface K8sObject {
   apiVersion: string
@@ -87,7 +87,7 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
     }
   })
 
-  it('runs the four processes, each with probes, resources and a hardened security context', () => {
+  it('runs the five processes, each with probes, resources and a hardened security context', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...WORKLOADS].sort())
     for (const deployment of deployments) {
       const pod = deployment.spec.template.spec
@@ -141,7 +141,7 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
     const ingresses = objects.filter((o) => o.kind === 'Ingress')
     expect(ingresses).toHaveLength(1)
     expect(ingresses[0]!.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway')
-    expect(names('HorizontalPodAutoscaler')).toEqual(['gateway', 'push-worker'])
+    expect(names('HorizontalPodAutoscaler')).toEqual(['accounts-worker', 'gateway', 'push-worker'])
     for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
       expect(unknownKeys(hpa.spec, 'HorizontalPodAutoscaler')).toEqual([])
     expect(names('PodDisruptionBudget')).toEqual([...WORKLOADS].sort())

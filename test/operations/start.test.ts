@@ -23,6 +23,7 @@ async function start(dataDir: string, ports: Record<string, number>) {
       ACCOUNTS_PORT: String(ports.accounts),
       PUSH_PORT: String(ports.push),
       PUSH_WORKER_PORT: String(ports.worker),
+      ACCOUNTS_WORKER_PORT: String(ports.accountsWorker),
       PUBLIC_URL: `http://127.0.0.1:${ports.gateway}`,
       ROOST_ADMIN_EMAIL: ADMIN.email,
       ROOST_ADMIN_PASSWORD: ADMIN.password,
@@ -82,6 +83,7 @@ it('boots embedded Postgres and Redis, serves clients through the gateway, stops
     accounts: await freePort(),
     push: await freePort(),
     worker: await freePort(),
+    accountsWorker: await freePort(),
   }
   const first = await start(dataDir, ports)
   expect(first.output()).toContain('Postgres: nothing answers')
@@ -137,7 +139,7 @@ it('boots embedded Postgres and Redis, serves clients through the gateway, stops
 
   expect(await stop(first.child)).toBe(0)
   expect(leftovers(dataDir, redisPort)).toEqual([])
-  for (const port of [ports.gateway, ports.accounts, pgPort, redisPort])
+  for (const port of [ports.gateway, ports.accounts, ports.accountsWorker, ports.worker, pgPort, redisPort])
     expect(await portIsFree(port)).toBe(true)
 
   // A second start keeps the keys, the database and the admin: the first run's token still works.
