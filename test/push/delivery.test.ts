@@ -31,7 +31,7 @@ const TITLES = {
 }
 
 describe('push delivery', () => {
-  it.each([true, false])('delivers one decryptable push per event (standard=%s)', async (standard) => {
+  it.each([true, false, null])('delivers one decryptable push per event (standard=%s)', async (standard) => {
     const user = await subscribedUser(stack, receiver, { standard })
     const sent = KINDS.map((kind) => events.event(user, kind))
     for (const event of sent) await events.publish(event)
@@ -42,6 +42,17 @@ describe('push delivery', () => {
     for (const event of sent) {
       const message = messages.find((m) => m.payload.notification_id === Number(event.notificationId))!
       expect(message.encoding).toBe(standard ? 'aes128gcm' : 'aesgcm')
+      // Without `standard` (null) or with false: the legacy draft's three headers, as Mastodon sends them.
+      if (standard)
+        expect(message.headers).toMatchObject({
+          authorization: expect.stringMatching(/^vapid t=\S+,\s*k=\S+$/),
+        })
+      else
+        expect(message.headers).toMatchObject({
+          encryption: expect.stringMatching(/^salt=[\w-]+$/),
+          'crypto-key': expect.stringMatching(/^dh=[\w-]+;p256ecdsa=[\w-]+$/),
+          authorization: expect.stringMatching(/^WebPush \S+\.\S+\.\S+$/),
+        })
       expect(message.payload).toEqual({
         access_token: user.token,
         preferred_locale: 'en',

@@ -51,7 +51,13 @@ export function eventPublisher(stack: Stack) {
 export async function subscribedUser(
   stack: Stack,
   receiver: PushReceiver,
-  options: { alerts?: Record<string, boolean>; policy?: string; standard?: boolean; answers?: Answer[] } = {},
+  options: {
+    alerts?: Record<string, boolean>
+    policy?: string
+    /** `null`: the client sends no `standard` at all. */
+    standard?: boolean | null
+    answers?: Answer[]
+  } = {},
 ) {
   const user = await stack.createUser()
   const token = await stack.userToken('push', user)
@@ -64,7 +70,7 @@ export async function subscribedUser(
       subscription: {
         endpoint: subscriber.endpoint,
         keys: subscriber.keys,
-        standard: options.standard ?? true,
+        ...(options.standard === null ? {} : { standard: options.standard ?? true }),
       },
       data: { alerts: options.alerts ?? ALL_ALERTS, policy: options.policy ?? 'all' },
     })

@@ -191,7 +191,13 @@ describe('PATCH /api/v1/accounts/update_credentials', () => {
       indexable: true,
       hide_collections: true,
       fields: [
-        { name: 'Site', value: 'https://example.test', verified_at: null },
+        {
+          name: 'Site',
+          value:
+            '<a href="https://example.test" target="_blank" rel="nofollow noopener me" translate="no">' +
+            '<span class="invisible">https://</span><span class="">example.test</span><span class="invisible"></span></a>',
+          verified_at: null,
+        },
         { name: 'Pronouns', value: 'they/them', verified_at: null },
       ],
       source: {

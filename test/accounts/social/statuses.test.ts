@@ -16,6 +16,17 @@ afterAll(() => stack.stop())
 const account = async (id: string) => (await alice.get(`/api/v1/statuses/${id}`).expect(200)).body
 
 describe('POST /api/v1/statuses', () => {
+  it('shows the posting app to the author only, as Mastodon (application on one’s own statuses)', async () => {
+    const id = await post(alice, 'posted with an app')
+    // stack.userToken registers the app 'Roost tests', without a website.
+    const own = (await alice.get(`/api/v1/statuses/${id}`).expect(200)).body
+    expect(own.application).toEqual({ name: 'Roost tests', website: null })
+    const posted = (await alice.post('/api/v1/statuses', { status: 'again' }).expect(200)).body
+    expect(posted.application).toEqual({ name: 'Roost tests', website: null })
+    expect((await bob.get(`/api/v1/statuses/${id}`).expect(200)).body.application).toBeNull()
+    expect((await stack.api().get(`/api/v1/statuses/${id}`).expect(200)).body.application).toBeNull()
+  })
+
   it('creates a status with mentions, tags and a content warning, and counts it', async () => {
     const res = await alice
       .post('/api/v1/statuses', {

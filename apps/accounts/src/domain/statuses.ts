@@ -97,6 +97,8 @@ export interface NewStatus {
   language: string | null
   inReplyToId?: string
   mediaIds: string[]
+  /** The OAuth app the status is posted with (shown to its author). */
+  applicationId?: string | null
 }
 
 async function countStatus(trx: Knex, accountId: string, visibility: Visibility, delta: 1 | -1) {
@@ -162,6 +164,7 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
       language: s.language,
       in_reply_to_id: replyTo?.id ?? null,
       in_reply_to_account_id: replyTo?.account_id ?? null,
+      application_id: s.applicationId ?? null,
     })
     .returning('*')
   if (media.length)

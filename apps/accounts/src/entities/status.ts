@@ -8,6 +8,7 @@ import { renderMediaAttachment } from './media_attachment'
 export interface StatusRow {
   id: string
   account_id: string
+  application_id?: string | null
   text: string
   spoiler_text: string
   sensitive: boolean
@@ -110,6 +111,20 @@ export async function renderStatuses(
         : [],
     ),
   ])
+  // Mastodon shows the posting app only to the status's author.
+  const appIds = [
+    ...new Set(all.flatMap((s) => (s.account_id === viewerId && s.application_id ? [s.application_id] : []))),
+  ]
+  const applications = new Map<string, { name: string; website: string | null }>(
+    appIds.length
+      ? (await db('oauth_applications').whereIn('id', appIds).select('id', 'name', 'website')).map(
+          (app: { id: string; name: string; website: string | null }) => [
+            app.id,
+            { name: app.name, website: app.website },
+          ],
+        )
+      : [],
+  )
   const accounts = await accountsById(db, [
     ...all.map((s) => s.account_id),
     ...mentions.map((m) => m.account_id),
@@ -144,7 +159,8 @@ export async function renderStatuses(
       ...(withText ? { text: s.text } : {}),
       filtered: [],
       reblog: original ? render(original) : null,
-      application: null,
+      application:
+        (s.account_id === viewerId && s.application_id && applications.get(s.application_id)) || null,
       account: renderAccount(account, urls),
       media_attachments: attachmentsOf(s, media).map((m) => renderMediaAttachment(m, urls)),
       mentions: mentioned.map((a) => ({

@@ -5,7 +5,7 @@ import { decideAuthorizationParams, readParams, showAuthorizationParams } from '
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { signInWithPassword } from '../users/sign-in'
-import { mayGrantScopes } from './admin-scopes'
+import { grantableScopes } from './admin-scopes'
 import type { ApplicationRow } from './applications'
 import { OOB_REDIRECT_URI, redirectUris } from './applications'
 import { codeDigest } from './token'
@@ -70,15 +70,19 @@ async function sessionUser(ctx: AccountsContext, req: Request) {
     : undefined
 }
 
-/** The admin-scope rule (admin-scopes.ts): a user who is not an admin gets `invalid_scope`, as for an unknown scope. */
-function refuseAdminScopes(
+/**
+ * The scopes the signed-in user will be granted (admin-scopes.ts: without `admin:*` unless an admin); when none
+ * is left, the client gets `invalid_scope`, as for an unknown scope.
+ */
+function scopesFor(
   res: Response,
   request: Extract<AuthorizationRequest, { ok: true }>,
   role: string,
-): boolean {
-  if (mayGrantScopes(role, request.scopes)) return false
+): string[] | undefined {
+  const scopes = grantableScopes(role, request.scopes)
+  if (scopes.length) return scopes
   answerBadRequest(res, refusal(request.redirectUri, request.fields.state, 'invalid_scope', INVALID_SCOPE))
-  return true
+  return undefined
 }
 
 /** RFC 6749 §4.1.2.1: a bad client or redirect URI is shown on a page; anything else goes back to the client. */
@@ -147,12 +151,13 @@ async function renderForSession(
         }),
       )
   }
-  if (refuseAdminScopes(res, request, user.role)) return
+  const scopes = scopesFor(res, request, user.role)
+  if (!scopes) return
   res.type('html').send(
     consentPage({
       appName: request.app.name,
       username: user.username,
-      scopes: request.scopes,
+      scopes,
       fields: request.fields,
       csrf: csrfToken(req, secret),
     }),
@@ -202,14 +207,15 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
       }),
     )
   }
-  if (refuseAdminScopes(res, request, user.role)) return
+  const scopes = scopesFor(res, request, user.role)
+  if (!scopes) return
   const code = randomBytes(32).toString('base64url')
   await ctx.db('oauth_access_grants').insert({
     application_id: request.app.id,
     user_id: user.id,
     code_digest: codeDigest(code),
     redirect_uri: request.redirectUri,
-    scopes: request.scopes.join(' '),
+    scopes: scopes.join(' '),
     code_challenge: request.fields.code_challenge ?? null,
     expires_at: new Date(Date.now() + CODE_LIFETIME_MS),
   })

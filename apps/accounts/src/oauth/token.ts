@@ -5,7 +5,7 @@ import { readParams, tokenParams } from '@roost/routes'
 import { oauthError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { signInWithPassword } from '../users/sign-in'
-import { mayGrantScopes } from './admin-scopes'
+import { grantableScopes } from './admin-scopes'
 import { authenticateClient } from './clients'
 import { issueToken } from './tokens'
 
@@ -78,9 +78,15 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
     if (typeof p.username !== 'string' || typeof p.password !== 'string') throw invalidGrant()
     const user = await signInWithPassword(ctx, p.username, p.password)
     if (!user) throw invalidGrant()
-    if (!mayGrantScopes(user.role, scopes)) throw invalidScope()
+    const granted = grantableScopes(user.role, scopes)
+    if (!granted.length) throw invalidScope()
     return res.json(
-      await issueToken(ctx, { applicationId: app.id, clientId: app.client_id, userId: user.id, scopes }),
+      await issueToken(ctx, {
+        applicationId: app.id,
+        clientId: app.client_id,
+        userId: user.id,
+        scopes: granted,
+      }),
     )
   }
 
@@ -99,7 +105,8 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
     }
     // The user may have lost the admin role since approving (admin-scopes.ts).
     const owner = await trx('users').where({ id: grant.user_id }).first('role')
-    if (!owner || !mayGrantScopes(owner.role, grant.scopes.split(' '))) return undefined
+    const scopes = owner ? grantableScopes(owner.role, grant.scopes.split(' ')) : []
+    if (!scopes.length) return undefined
     await trx('oauth_access_grants').where({ id: grant.id }).update({ used_at: trx.fn.now() })
     return issueToken(
       ctx,
@@ -107,7 +114,7 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
         applicationId: app.id,
         clientId: app.client_id,
         userId: grant.user_id,
-        scopes: grant.scopes.split(' '),
+        scopes,
       },
       trx,
     )

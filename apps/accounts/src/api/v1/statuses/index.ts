@@ -22,6 +22,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
   const p = readParams(req, postStatusParams)
   const inReplyTo = p.in_reply_to_id
   const language = p.language
+  const token = await ctx.db('oauth_access_tokens').where({ id: req.token!.tokenId }).first('application_id')
   const status = await ctx.db.transaction((trx) =>
     createStatus(trx, account, {
       text: p.status ?? '',
@@ -31,6 +32,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
       language: language || defaults.default_language || null,
       inReplyToId: inReplyTo ? (parseId(inReplyTo) ?? '0') : undefined,
       mediaIds: p.media_ids ?? [],
+      applicationId: token?.application_id ?? null,
     }),
   )
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))

@@ -54,8 +54,9 @@ function readSubscription({ subscription }: z.output<typeof createSubscriptionPa
   if (!auth) problems.push("Keys auth can't be blank")
   else if (!isAuthSecret(auth)) problems.push('Keys auth is not a valid 16-byte secret')
   if (problems.length) throw unprocessable(`Validation failed: ${problems.join(', ')}`)
-  // Roost's default is standard (RFC 8291) encryption; `standard=false` asks for legacy aesgcm.
-  const standard = subscription.standard ?? true
+  // Mastodon's default is the legacy Web Push draft (aesgcm), which clients that never send `standard` (Mastodon.py,
+  // apps built for Mastodon 4.3 and older) can only decrypt; `standard=true` asks for RFC 8291 aes128gcm.
+  const standard = subscription.standard ?? false
   // Stored as base64url, the form web-push and the payload encryption expect.
   const normal = (key: string) => decodeBase64(key)!.toString('base64url')
   return { endpoint, p256dh: normal(p256dh), auth: normal(auth), standard }
