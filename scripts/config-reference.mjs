@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The README's configuration table, generated from .env.example (itself checked against every zod config
+// The configuration table of docs/operations.md, generated from .env.example (itself checked against every zod config
 // schema by test/env-example.test.ts), so the two can never disagree. `node scripts/config-reference.mjs --write`
-// rewrites the table between the markers in README.md; without --write it prints it.
+// rewrites the table between the markers in docs/operations.md; without --write it prints it.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import path from 'node:path'
@@ -33,14 +33,14 @@ export function configReference(envExample) {
 export function readmeWithReference(readme, envExample) {
   const start = readme.indexOf(START)
   const end = readme.indexOf(END)
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${START} … ${END}`)
+  if (start < 0 || end < start) throw new Error(`docs/operations.md lacks the markers ${START} … ${END}`)
   return `${readme.slice(0, start + START.length)}\n${configReference(envExample)}\n${readme.slice(end)}`
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const envExample = readFileSync(path.join(root, '.env.example'), 'utf8')
   if (process.argv.includes('--write')) {
-    const file = path.join(root, 'README.md')
+    const file = path.join(root, 'docs/operations.md')
     writeFileSync(file, readmeWithReference(readFileSync(file, 'utf8'), envExample))
   } else console.log(configReference(envExample))
 }

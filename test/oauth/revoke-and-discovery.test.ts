@@ -9,7 +9,7 @@ beforeAll(async () => {
 })
 afterAll(() => stack.stop())
 
-describe('POST /oauth/revoke (api-reference §1.5)', () => {
+describe('POST /oauth/revoke (docs/mastodon-compatibility.md, "OAuth")', () => {
   it('revokes; the token is then refused by the gateway and by both services', async () => {
     const app = await stack.registerApp('read write push')
     const token = await stack.appToken('read push', app)

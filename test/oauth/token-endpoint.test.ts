@@ -9,7 +9,7 @@ afterAll(() => stack.stop())
 
 const tokenRequest = (body: Record<string, string>) => stack.api().post('/oauth/token').send(body)
 
-describe('POST /oauth/token (api-reference §1.4, §8.4)', () => {
+describe('POST /oauth/token (docs/mastodon-compatibility.md, "OAuth")', () => {
   it('client_credentials: no scope gives read, a subset is granted as asked', async () => {
     const app = await stack.registerApp('read write push')
     const client = {

@@ -43,7 +43,7 @@ export const gatewayEnv = baseEnv.extend({
   /** `off` disables every rate limit (development); anything else keeps them on. */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   // One budget per family, `<limit>/<seconds>`; the families and their routes are in rate-limit.ts.
-  // Defaults are Mastodon's (shared api-reference §6).
+  // Defaults are Mastodon's (docs/mastodon-compatibility.md, "Rate limits").
   RATE_LIMIT_API_USER: envRate('1500/300'),
   RATE_LIMIT_API_TOKEN: envRate('300/300'),
   RATE_LIMIT_API_IP: envRate('300/300'),

@@ -42,7 +42,7 @@ const isStale = (event: NotificationCreated) =>
   Date.now() - Date.parse(event.createdAt) > PUSH_TTL_SECONDS * 1000
 
 /**
- * The push workers (shared design.md, "Events"): fan-out of `notification.created` into one delivery job per
+ * The push workers (docs/architecture.md, "Events"): fan-out of `notification.created` into one delivery job per
  * subscription, delivery of encrypted Web Push messages, and clean-up on account events. An HTTP server on
  * PUSH_WORKER_PORT answers /health/live, /health/ready and /metrics.
  */

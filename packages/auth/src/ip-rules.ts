@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis'
 /**
  * The header in which the gateway hands the resolved client address to the services (apps/gateway/src/
  * client-address.ts). The gateway always overwrites it, so a client cannot choose it, and only the gateway
- * reaches the services (design.md: NetworkPolicies); services read the client address from here only.
+ * reaches the services (docs/operations.md, "Kubernetes"); services read the client address from here only.
  */
 export const CLIENT_ADDRESS_HEADER = 'x-real-ip'
 

@@ -14,8 +14,8 @@ import {
 import type { Scope } from './scopes'
 
 /**
- * The whole implication table, written out by hand from Mastodon's vocabulary (api-reference §1.8) and Roost's
- * rules (design.md): for every scope, exactly the held scopes that grant it.
+ * The whole implication table, written out by hand from Mastodon's vocabulary (docs/mastodon-compatibility.md, "OAuth") and Roost's
+ * rules (docs/architecture.md, "Tokens"): for every scope, exactly the held scopes that grant it.
  */
 const FOLLOW_CHILDREN = new Set<string>([
   'read:follows',

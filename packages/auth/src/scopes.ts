@@ -1,6 +1,6 @@
 /**
  * Mastodon's OAuth scope vocabulary (config/initializers/doorkeeper.rb, mid-2026) and Roost's implication rules
- * (shared design.md): `read`, `write`, `admin:read` and `admin:write` grant their granular children; the
+ * (docs/architecture.md, "Tokens"): `read`, `write`, `admin:read` and `admin:write` grant their granular children; the
  * deprecated `follow` grants read and write of follows, blocks and mutes; `push` and `profile` grant only
  * themselves, and nothing grants them.
  */

@@ -3,7 +3,7 @@ import type { JWTVerifyGetKey } from 'jose'
 import { HttpError } from '@roost/service'
 import type { RevocationList } from './revocation'
 
-/** The claims of a Roost access token (shared design.md, "Tokens"). */
+/** The claims of a Roost access token (docs/architecture.md, "Tokens"). */
 export interface AccessToken {
   /** The token row's id (`jti`). */
   tokenId: string

@@ -14,7 +14,7 @@ export class HttpError extends Error {
   }
 }
 
-// The texts Mastodon answers with; see shared api-reference §5.
+// The texts Mastodon answers with; see docs/mastodon-compatibility.md, "Parameters and errors"
 export const badRequest = (message: string) => new HttpError(400, message)
 export const paramMissing = (name: string) =>
   new HttpError(400, `param is missing or the value is empty or invalid: ${name}`)

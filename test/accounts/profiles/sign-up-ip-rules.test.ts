@@ -41,7 +41,7 @@ describe('POST /api/v1/accounts and IP rules (open registrations)', () => {
     const held = newUser()
     const res = await signUpFrom('203.0.113.77', held).expect(200)
     expect((await userOf(held.email)).approved).toBe(false)
-    // The token is issued, but a pending login cannot use it (api-reference §3.3).
+    // The token is issued, but a pending login cannot use it (docs/mastodon-compatibility.md, "Accounts").
     const me = await stack
       .api()
       .get('/api/v1/accounts/verify_credentials')

@@ -13,7 +13,7 @@ afterAll(() => stack.stop())
 
 const ids = (body: { id: string }[]) => body.map((s) => s.id)
 
-describe('GET /api/v1/accounts/:id/statuses (api-reference §3.5, §8.7)', () => {
+describe('GET /api/v1/accounts/:id/statuses (docs/mastodon-compatibility.md, "Accounts")', () => {
   it('limit=1 on your own account gives Link prev min_id and next max_id, absolute and sorted', async () => {
     const user = await signUp(stack)
     const id = await post(user, 'only one')

@@ -1,6 +1,6 @@
 /**
  * Mastodon's Account entity (docs: entities/Account; mastodon/mastodon app/serializers/rest/account_serializer.rb).
- * A suspended account keeps its id, names, counts and dates and shows nothing else (api-reference §3.14).
+ * A suspended account keeps its id, names, counts and dates and shows nothing else (docs/mastodon-compatibility.md, "Accounts").
  */
 export interface AccountRow {
   id: string

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import { activeMute } from '../domain/relationships'
 
-/** Mastodon's Relationship entity (api-reference §3.14), for one viewer and many targets, in the targets' order. */
+/** Mastodon's Relationship entity (docs/mastodon-compatibility.md, "Accounts"), for one viewer and many targets, in the targets' order. */
 export async function renderRelationships(db: Knex, viewerId: string, targetIds: string[]) {
   if (!targetIds.length) return []
   const mine = (table: string) =>

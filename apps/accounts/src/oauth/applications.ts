@@ -43,7 +43,7 @@ function validRedirectUri(uri: string): boolean {
   }
 }
 
-/** POST /api/v1/apps — register a client (api-reference §1.1). */
+/** POST /api/v1/apps — register a client (docs/mastodon-compatibility.md, "OAuth"). */
 export async function createApplication(ctx: AccountsContext, req: Request, res: Response) {
   const p = readParams(req, createAppParams)
   const name = typeof p.client_name === 'string' ? p.client_name.trim() : ''

@@ -8,7 +8,7 @@ export function jwks(ctx: AccountsContext, _req: Request, res: Response) {
   res.json(ctx.keys.jwks)
 }
 
-/** GET /.well-known/oauth-authorization-server (RFC 8414; Mastodon 4.3+ fields, api-reference §1.7). */
+/** GET /.well-known/oauth-authorization-server (RFC 8414; Mastodon 4.3+ fields, docs/mastodon-compatibility.md, "OAuth"). */
 export function authorizationServerMetadata(ctx: AccountsContext, _req: Request, res: Response) {
   const base = ctx.config.PUBLIC_URL.replace(/\/$/, '')
   res.set('Cache-Control', 'public, max-age=900')

@@ -9,7 +9,7 @@ import { grantableScopes } from './admin-scopes'
 import { authenticateClient } from './clients'
 import { issueToken } from './tokens'
 
-// RFC 6749 §5.2 codes with Doorkeeper's descriptions (api-reference §1.4).
+// RFC 6749 §5.2 codes with Doorkeeper's descriptions (docs/mastodon-compatibility.md, "OAuth").
 const invalidClient = () =>
   oauthError(
     401,

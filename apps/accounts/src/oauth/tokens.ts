@@ -11,7 +11,7 @@ export interface AccessTokenRow {
   revoked_at: Date | null
 }
 
-/** Creates the token row and signs the JWT that stands for it (claims as in shared design.md, "Tokens"). */
+/** Creates the token row and signs the JWT that stands for it (claims as in docs/architecture.md, "Tokens"). */
 export async function issueToken(
   ctx: AccountsContext,
   grant: { applicationId: string; clientId: string; userId: string | null; scopes: string[] },

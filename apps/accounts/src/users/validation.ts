@@ -1,6 +1,6 @@
 import { unprocessable } from '@roost/service'
 
-/** One failed rule: Mastodon's `ERR_*` kind and the Rails message (api-reference §2, ValidationErrorFormatter). */
+/** One failed rule: Mastodon's `ERR_*` kind and the Rails message (docs/mastodon-compatibility.md, "Sign-up", ValidationErrorFormatter). */
 export interface FieldError {
   error: string
   description: string

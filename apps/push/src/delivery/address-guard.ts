@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises'
 import net, { BlockList } from 'node:net'
 
-/** Addresses a push request must never reach (Mastodon's PrivateAddressCheck, api-reference §7.7). */
+/** Addresses a push request must never reach (Mastodon's PrivateAddressCheck, docs/mastodon-compatibility.md, "Web Push"). */
 const SPECIAL_V4 = [
   '0.0.0.0/8',
   '10.0.0.0/8',

@@ -12,7 +12,7 @@ export const DELIVERY_JOB_NAME = 'push.delivery'
 
 /**
  * The delivery's job id: one per notification and subscription, so a replayed event never pushes twice.
- * `<notification id>-<subscription id>`, not `:` as in design.md: BullMQ refuses custom ids containing `:`
+ * `<notification id>-<subscription id>`, not `:`: BullMQ refuses custom ids containing `:`
  * ("Custom Id cannot contain :", it would clash with its own key layout).
  */
 export const deliveryJobId = (notificationId: string, subscriptionId: string) =>

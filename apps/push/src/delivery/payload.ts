@@ -1,6 +1,6 @@
 import type { NotificationCreated, NotificationType } from '@roost/events'
 
-/** English `notification_mailer.<type>.subject` texts (api-reference §7.6). */
+/** English `notification_mailer.<type>.subject` texts (docs/mastodon-compatibility.md, "Web Push"). */
 const TITLES: Record<NotificationType, (name: string) => string> = {
   mention: (name) => `You were mentioned by ${name}`,
   status: (name) => `${name} just posted`,

@@ -65,7 +65,7 @@ export async function instanceFacts(ctx: AccountsContext) {
   }
 }
 
-/** GET /api/v2/instance (api-reference §9.4): public, cached for 5 minutes like Mastodon's. */
+/** GET /api/v2/instance (docs/mastodon-compatibility.md, "What is served"): public, cached for 5 minutes like Mastodon's. */
 export async function instanceV2(ctx: AccountsContext, _req: Request, res: Response) {
   const f = await instanceFacts(ctx)
   const { config } = ctx

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 
 /**
- * Web Push subscriptions: one per access token and one per endpoint (api-reference, "Roost decisions").
+ * Web Push subscriptions: one per access token and one per endpoint (docs/mastodon-compatibility.md, "Web Push").
  * `id` is a plain sequence, not a snowflake: Mastodon's WebPushSubscription `id` is a JSON number, which must stay
  * below 2^53 to survive JavaScript clients.
  */

@@ -11,7 +11,7 @@ import { visibleAccounts } from '../../../users/accounts'
 import { registerUser, validateSignUp } from '../../../users/sign-up'
 
 /**
- * POST /api/v1/accounts — sign-up with an app token (api-reference §2). Answers a Token for the new user with
+ * POST /api/v1/accounts — sign-up with an app token (docs/mastodon-compatibility.md, "Sign-up"). Answers a Token for the new user with
  * the app's registered scopes (as Mastodon, so the client can use it for everything it asked for when it
  * registered), even when the user must still be approved or confirm their e-mail: those calls then get 403.
  */
@@ -49,7 +49,7 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   )
 }
 
-/** GET /api/v1/accounts?id[]= — up to 40 accounts; unknown and hidden ones are left out (api-reference §3.2). */
+/** GET /api/v1/accounts?id[]= — up to 40 accounts; unknown and hidden ones are left out (docs/mastodon-compatibility.md, "Accounts"). */
 export async function listAccounts(ctx: AccountsContext, req: Request, res: Response) {
   const ids = [...new Set(readParams(req, listAccountsParams).id ?? [])]
   if (ids.length > DEFAULT_ACCOUNTS_LIMIT) throw unprocessable('Mastodon::ValidationError')

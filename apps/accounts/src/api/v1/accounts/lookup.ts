@@ -14,7 +14,7 @@ export function localUsername(acct: string, publicUrl: string): string | undefin
   return username
 }
 
-/** GET /api/v1/accounts/lookup?acct= — local accounts only; no WebFinger (api-reference §3.8). */
+/** GET /api/v1/accounts/lookup?acct= — local accounts only; no WebFinger (docs/mastodon-compatibility.md, "Accounts"). */
 export async function lookupAccount(ctx: AccountsContext, req: Request, res: Response) {
   const { acct } = readParams(req, lookupAccountParams)
   const username = typeof acct === 'string' ? localUsername(acct, ctx.config.PUBLIC_URL) : undefined

@@ -50,7 +50,7 @@ export async function searchAccounts(
 }
 
 /**
- * GET /api/v1/accounts/search?q= (api-reference §3.9). `following=true`: only accounts you follow. `resolve` is
+ * GET /api/v1/accounts/search?q= (docs/mastodon-compatibility.md, "Accounts"). `following=true`: only accounts you follow. `resolve` is
  * accepted and ignored: every account is local, there is nothing to look up elsewhere.
  */
 export async function searchAccountsRoute(ctx: AccountsContext, req: Request, res: Response) {

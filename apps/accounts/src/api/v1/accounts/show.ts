@@ -4,7 +4,7 @@ import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { findVisibleAccount } from '../../../users/accounts'
 
-/** GET /api/v1/accounts/:id — public; suspended accounts read as emptied, never 410 (api-reference §3.1). */
+/** GET /api/v1/accounts/:id — public; suspended accounts read as emptied, never 410 (docs/mastodon-compatibility.md, "Accounts"). */
 export async function showAccount(ctx: AccountsContext, req: Request, res: Response) {
   const row = await findVisibleAccount(ctx.db, req.params.id)
   if (!row) throw recordNotFound()

@@ -12,7 +12,7 @@ import { acceptFollowRequest } from '../../../domain/relationships'
 import { invalid, text, tooLong, Validation } from '../../../users/validation'
 import { credentialAccount } from './verify_credentials'
 
-// The account model's limits (display name: the column and Mastodon's model say 30; api-reference §3.4).
+// The account model's limits (display name: the column and Mastodon's model say 30; docs/mastodon-compatibility.md, "Accounts").
 export const DISPLAY_NAME_MAX = 30
 export const NOTE_MAX = 500
 export const MAX_FIELDS = 4
@@ -91,7 +91,7 @@ async function acceptPendingFollowRequests(trx: Knex, current: CurrentUser) {
 }
 
 /**
- * PATCH /api/v1/accounts/update_credentials (api-reference §3.4): absent params leave things unchanged.
+ * PATCH /api/v1/accounts/update_credentials (docs/mastodon-compatibility.md, "Accounts"): absent params leave things unchanged.
  * Account fields are validated (422 with `details`); `source[...]` settings that are not valid are ignored,
  * as Mastodon saves them without raising.
  */

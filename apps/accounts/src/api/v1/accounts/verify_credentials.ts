@@ -31,7 +31,7 @@ export async function credentialAccount(ctx: AccountsContext, current: CurrentUs
   )
 }
 
-/** GET /api/v1/accounts/verify_credentials (api-reference §3.3). */
+/** GET /api/v1/accounts/verify_credentials (docs/mastodon-compatibility.md, "Accounts"). */
 export async function verifyCredentials(ctx: AccountsContext, req: Request, res: Response) {
   res.json(await credentialAccount(ctx, await requireUser(ctx, req)))
 }
