@@ -19,7 +19,7 @@ const TOOLS = [
 const missing = TOOLS.filter((tool) => !tool.present()).map((tool) => tool.name)
 if (missing.length) {
   const install = `apt-get install -y ${missing.join(' ')}`
-  const what = `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing (the tests drive it)`
+  const what = `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing (the tests drive ${missing.length > 1 ? 'them' : 'it'})`
   if (process.getuid?.() !== 0 || !onPath('apt-get')) {
     console.error(`npm test: ${what}. Install: sudo ${install}`)
     process.exit(1)
