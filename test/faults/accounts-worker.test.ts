@@ -6,6 +6,7 @@ import { createStatus } from '../../apps/accounts/src/domain/statuses'
 import { favourite } from '../../apps/accounts/src/domain/favourites'
 import type { AccountRow } from '../../apps/accounts/src/entities/account'
 import type { StatusRow } from '../../apps/accounts/src/entities/status'
+import { home } from '../../apps/accounts/src/feeds/store'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
 
@@ -50,7 +51,7 @@ async function startWorker() {
   }
 }
 
-it('SIGKILL in the middle of 1,000 activities, then a restart: every notification exists exactly once', async () => {
+it('SIGKILL in the middle of 1,000 activities, then a restart: every notification exactly once, every feed complete', async () => {
   const db = stack.accounts.ctx.db
   const author = await stack.createUser()
   const watcher = await stack.createUser()
@@ -61,6 +62,9 @@ it('SIGKILL in the middle of 1,000 activities, then a restart: every notificatio
     notify: true,
   })
   const authorRow: AccountRow = await db('accounts').where({ id: author.accountId }).first()
+  // Both feeds exist (as after a first read), so fan-out writes to them rather than leaving them to a rebuild.
+  const feeds = stack.accounts.ctx.feeds
+  for (const user of [author, watcher]) await feeds.markReady(home(user.accountId))
 
   // The activities are written as requests write them (domain functions, rows and outbox in one transaction),
   // straight into the database so that all 1,000 are waiting before the worker starts.
@@ -111,4 +115,8 @@ it('SIGKILL in the middle of 1,000 activities, then a restart: every notificatio
   expect(events).toHaveLength(1000)
   expect(events.every((e) => e.published_at)).toBe(true)
   expect(new Set(events.map((e) => e.payload.notificationId)).size).toBe(1000)
+  // The author's and the watcher's home feeds hold the 100 posts, each once.
+  const posted = statuses.map((s) => s.id).reverse()
+  expect(await feeds.ids(home(author.accountId))).toEqual(posted)
+  expect(await feeds.ids(home(watcher.accountId))).toEqual(posted)
 }, 240_000)

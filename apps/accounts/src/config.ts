@@ -1,8 +1,15 @@
 import { z } from 'zod'
 import { baseEnv, envFlag, envPort, parseConfig } from '@roost/service'
 
+/**
+ * Home feeds are kept for users who made a request within this many days (Mastodon's USER_ACTIVE_DAYS); a
+ * returning user's feed is rebuilt. Read by the accounts service and its worker.
+ */
+const USER_ACTIVE_DAYS = z.coerce.number().int().positive().default(7)
+
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
+  USER_ACTIVE_DAYS,
   ACCOUNTS_PORT: envPort(3001),
   /** A JSON array of private JWKs (ES256, each with a `kid`); the first signs, all verify (key rotation). */
   OAUTH_SIGNING_KEYS: z.string().min(1),
@@ -52,6 +59,7 @@ export const loadAccountsConfig = (env: Record<string, string | undefined>) => p
 /** The accounts worker's environment (worker-main.ts; documented in .env.example). */
 export const accountsWorkerEnv = baseEnv.extend({
   ACCOUNTS_WORKER_PORT: envPort(3004),
+  USER_ACTIVE_DAYS,
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**

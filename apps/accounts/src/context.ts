@@ -4,6 +4,7 @@ import type { RevocationList, TokenVerifier } from '@roost/auth'
 import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
 import type { AccountsConfig } from './config'
+import type { FeedStore } from './feeds/store'
 import type { SigningKeys } from './oauth/keys'
 
 /** What the accounts service's handlers share: built once in service.ts. */
@@ -15,6 +16,7 @@ export interface AccountsContext {
   keys: SigningKeys
   verify: TokenVerifier
   revocations: RevocationList
+  feeds: FeedStore
 }
 
 export type AccountsHandler = (ctx: AccountsContext, req: Request, res: Response) => unknown

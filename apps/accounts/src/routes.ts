@@ -58,6 +58,7 @@ import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
 import { statusContext } from './api/v1/statuses/context'
 import { listBookmarks } from './api/v1/bookmarks'
 import { listFavourites } from './api/v1/favourites'
+import { homeTimeline } from './api/v1/timelines/home'
 import { publicTimeline } from './api/v1/timelines/public'
 import {
   createIpBlock,
@@ -137,6 +138,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.put('/api/v1/media/:id', on(updateMedia))
   api.delete('/api/v1/media/:id', on(deleteMedia))
   api.get('/api/v1/timelines/public', on(publicTimeline))
+  api.get('/api/v1/timelines/home', on(homeTimeline))
 
   api.get('/api/v1/accounts/relationships', on(relationships))
   api.get('/api/v1/accounts/:id/statuses', on(accountStatuses))

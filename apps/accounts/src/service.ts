@@ -7,6 +7,7 @@ import type { AccountsConfig } from './config'
 import type { AccountsContext } from './context'
 import { migrations, SCHEMA } from './db/migrations'
 import { publishIpRules } from './ip_blocks/rules'
+import { createFeedStore } from './feeds/store'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
 
@@ -27,7 +28,8 @@ export async function createAccountsService(config: AccountsConfig) {
     keys: keys.localKeySet,
     revocations,
   })
-  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations }
+  const feeds = createFeedStore(redis, config.REDIS_PREFIX)
+  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations, feeds }
 
   const app = createApp({
     logger,

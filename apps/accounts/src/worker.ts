@@ -6,10 +6,12 @@ import type { Activity } from '@roost/events'
 import { activity, bullPrefix, createProducers, createRedis, QUEUES } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { Consumer } from './activities/consumer'
+import { feedsConsumer } from './activities/feeds'
 import { notificationsConsumer } from './activities/notifications'
 import type { AccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
+import { createFeedStore } from './feeds/store'
 import { createOutboxRelay } from './outbox/relay'
 
 /**
@@ -21,6 +23,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const logger = createLogger('accounts-worker', config.LOG_LEVEL)
   const db = createDatabase(config.DATABASE_URL, SCHEMA)
   const connection = createRedis(config.REDIS_URL, { forWorker: true })
+  const redis = createRedis(config.REDIS_URL)
   const prefix = bullPrefix(config.REDIS_PREFIX)
   const metrics = createMetrics('accounts-worker')
   const handled = new Counter({
@@ -50,7 +53,11 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     onPublished: (n) => published.inc(n),
   })
   const activities = new Queue(QUEUES.activities, { connection, prefix })
-  const consumers: Consumer[] = [notificationsConsumer(db, urlsOf(config.PUBLIC_URL))]
+  const feeds = createFeedStore(redis, config.REDIS_PREFIX)
+  const consumers: Consumer[] = [
+    notificationsConsumer(db, urlsOf(config.PUBLIC_URL)),
+    feedsConsumer({ db, store: feeds, activeDays: config.USER_ACTIVE_DAYS }),
+  ]
 
   async function handle(job: Job) {
     const parsed = activity.safeParse(job.data)
@@ -75,7 +82,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     readiness: {
       postgres: () => db.raw('select 1'),
-      redis: () => connection.ping(),
+      redis: () => redis.ping(),
       worker: async () => {
         if (!worker?.isRunning()) throw new Error('the activities worker is not running')
       },
@@ -114,6 +121,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
+      await redis.quit().catch(() => redis.disconnect())
     },
   })
 
@@ -129,7 +137,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   }
 
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
-  return Object.assign(service, { db, metrics, relay, activities, idle })
+  return Object.assign(service, { db, metrics, relay, activities, feeds, idle })
 }
 
 export type AccountsWorker = Awaited<ReturnType<typeof createAccountsWorker>>

@@ -64,6 +64,8 @@ export const activity = z.discriminatedUnion('event', [
   event('block.removed', blockFacts),
   event('mute.created', muteFacts),
   event('mute.removed', muteFacts),
+  // A home feed was found missing from Redis (never built, lost, or dropped while its owner was away): rebuild it.
+  event('home_feed.missing', { accountId: id }),
 ])
 export type Activity = z.infer<typeof activity>
 export type ActivityName = Activity['event']

@@ -176,6 +176,9 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses'], {
     params: P.publicTimelineParams,
   }),
+  route('GET', '/api/v1/timelines/home', ACCOUNTS, 'required', ['read:statuses'], {
+    params: P.homeTimelineParams,
+  }),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
   route('GET', '/avatars/original/missing.png', ACCOUNTS, 'none'),
   route('GET', '/headers/original/missing.png', ACCOUNTS, 'none'),

@@ -17,6 +17,8 @@ export interface UserRow {
   sign_up_reason: string | null
   created_by_application_id: string | null
   created_at: Date
+  /** The last API use, at a day's precision (Mastodon's user tracking). */
+  current_sign_in_at: Date
 }
 
 /** The user for an e-mail address (or username) and password, if both match and the login is usable. */
