@@ -1,5 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { Express } from 'express'
 import type { Logger } from './logger'
 
@@ -32,6 +33,7 @@ export function lifecycle(options: {
     },
     async start(port = 0) {
       server = http.createServer(options.serverOptions ?? {}, options.app)
+      server.on('clientError', answerClientError)
       server.keepAliveTimeout = 65_000 // longer than the gateway's idle sockets, so a pooled socket is never cut mid-request
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject)
@@ -74,4 +76,29 @@ export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
   }
   process.once('SIGTERM', onSignal)
   process.once('SIGINT', onSignal)
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large', 'The request is too large'],
+}
+
+/**
+ * Requests node's HTTP parser refuses before any handler runs (headers too large, malformed HTTP, too slow):
+ * node answers them with an empty body; Roost answers `{"error": …}` like every other error.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
+  const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return socket.destroy()
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    'The request is not valid HTTP',
+  ]
+  const body = JSON.stringify({ error: message })
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
 }

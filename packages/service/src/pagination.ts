@@ -12,9 +12,11 @@ export interface Page {
 }
 
 const ID = /^\d{1,19}$/
+const BIGINT_MAX = 2n ** 63n - 1n
 
+/** A cursor that is not an id within Postgres' bigint (19 digits may be above it) is ignored. */
 function cursor(value: unknown): string | undefined {
-  return typeof value === 'string' && ID.test(value) ? value : undefined
+  return typeof value === 'string' && ID.test(value) && BigInt(value) <= BIGINT_MAX ? value : undefined
 }
 
 /**
@@ -24,7 +26,9 @@ function cursor(value: unknown): string | undefined {
 export function readPage(p: Params, defaultLimit: number): Page {
   let limit = defaultLimit
   if (p.limit !== undefined && p.limit !== '') {
-    const parsed = Math.abs(Number.parseInt(String(p.limit), 10))
+    // Anything but text or a number (an array, `limit[toString]=…`) is not a number either.
+    const text = typeof p.limit === 'string' || typeof p.limit === 'number' ? String(p.limit) : ''
+    const parsed = Math.abs(Number.parseInt(text, 10))
     limit = Math.min(Number.isNaN(parsed) ? 0 : parsed, defaultLimit * 2)
   }
   return { limit, maxId: cursor(p.max_id), sinceId: cursor(p.since_id), minId: cursor(p.min_id) }

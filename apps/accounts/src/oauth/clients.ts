@@ -10,6 +10,15 @@ const sameSecret = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+/** Basic credentials are percent-encoded (RFC 6749 §2.3.1); a malformed escape authenticates nobody. */
+function percentDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * RFC 6749 §2.3 client authentication: HTTP Basic (`client_secret_basic`) or `client_id` + `client_secret`
  * params (`client_secret_post`). Resolves with the application, or undefined when authentication fails.
@@ -22,8 +31,8 @@ export async function authenticateClient(ctx: AccountsContext, req: Request, p: 
     const decoded = Buffer.from(basic[1]!, 'base64').toString()
     const colon = decoded.indexOf(':')
     if (colon > 0) {
-      clientId = decodeURIComponent(decoded.slice(0, colon))
-      clientSecret = decodeURIComponent(decoded.slice(colon + 1))
+      clientId = percentDecode(decoded.slice(0, colon))
+      clientSecret = percentDecode(decoded.slice(colon + 1))
     }
   }
   if (!clientId || !clientSecret) return undefined

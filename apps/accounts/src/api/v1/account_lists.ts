@@ -2,7 +2,7 @@ import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
 import { pageParams, readParams } from '@roost/routes'
-import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, paramText, readPage } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import type { AccountRow } from '../../entities/account'
 import { renderAccount, urlsOf } from '../../entities/account'
@@ -23,7 +23,7 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
   const rows = query ? await paginate<T>(query, pageColumn, page) : []
-  const limit = p.limit === undefined ? undefined : String(p.limit)
+  const limit = paramText(p.limit)
   const link = linkHeader(
     ctx.config.PUBLIC_URL,
     req.path,

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { accountStatusesParams, readParams } from '@roost/routes'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, paramText, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { blocks } from '../../../domain/relationships'
@@ -60,7 +60,7 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   const rows = hidden ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {
-    limit: p.limit === undefined ? undefined : String(p.limit),
+    limit: paramText(p.limit),
   }
   // The media route's links point at itself, so only_media is implied there, not repeated.
   for (const key of KEPT)
