@@ -1,6 +1,7 @@
 import http from 'node:http'
 import type { RequestHandler } from 'express'
 import { createProxyMiddleware } from 'http-proxy-middleware'
+import { serviceUnavailable } from '@roost/service'
 import type { Logger } from '@roost/service'
 
 /**
@@ -25,10 +26,12 @@ export function createProxy(target: string, sockets: number, logger: Logger) {
         logger.error({ err, target }, 'upstream failed')
         const out = res as http.ServerResponse
         if ('headersSent' in out && !out.headersSent) {
-          out.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8' })
-          out.end(
-            JSON.stringify({ error: 'There was a temporary problem serving your request, please try again' }),
-          )
+          const unavailable = serviceUnavailable()
+          out.writeHead(unavailable.status, {
+            'Content-Type': 'application/json; charset=utf-8',
+            ...unavailable.headers,
+          })
+          out.end(JSON.stringify({ error: unavailable.message }))
         } else out.end()
       },
     },

@@ -1,6 +1,6 @@
 import { jwtVerify, errors } from 'jose'
 import type { JWTVerifyGetKey } from 'jose'
-import { HttpError } from '@roost/service'
+import { serviceUnavailable } from '@roost/service'
 import type { RevocationList } from './revocation'
 
 /** The claims of a Roost access token (docs/architecture.md, "Tokens"). */
@@ -47,8 +47,7 @@ export function createTokenVerifier(options: {
       }))
     } catch (err) {
       // The key set could not be fetched: the server's problem, not the client's token.
-      if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError))
-        throw new HttpError(503, 'There was a temporary problem serving your request, please try again')
+      if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) throw serviceUnavailable()
       return undefined
     }
     const { jti, sub, scope, client_id: clientId, exp } = payload as Record<string, unknown>

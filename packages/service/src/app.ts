@@ -4,7 +4,7 @@ import qs from 'qs'
 import type { ErrorRequestHandler, Express } from 'express'
 import { pinoHttp } from 'pino-http'
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import { HttpError, notFound } from './errors'
+import { HttpError, isUnavailable, notFound, serviceUnavailable } from './errors'
 import type { Logger } from './logger'
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -107,10 +107,23 @@ const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   res.status(error.status).json({ error: error.message, ...error.body })
 }
 
-/** Maps parser and library errors to the status a client should see; everything unknown is a 500. */
+/**
+ * Postgres' "data exception" class (22…): a value it cannot take (an id beyond bigint, a NUL byte, a malformed
+ * date). Handlers validate their input first; this is the net under them, so bad input is never a 500.
+ */
+const isDataException = (e: { code?: unknown; severity?: unknown }) =>
+  typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string'
+
+/**
+ * Maps parser and library errors to the status a client should see: Postgres or Redis out of reach is a 503
+ * with Retry-After; everything unknown is a 500.
+ */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err
+  if (isUnavailable(err)) return serviceUnavailable()
   const e = err as { type?: string; status?: number; code?: string; name?: string; message?: string }
+  if (isDataException(e))
+    return new HttpError(400, 'A parameter has a value the server cannot store or compare')
   if (e?.type === 'entity.parse.failed') return new HttpError(400, 'The request body is not valid JSON')
   if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE' || e?.code === 'LIMIT_FIELD_VALUE')
     return new HttpError(413, 'The request is too large')

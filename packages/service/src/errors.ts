@@ -40,3 +40,58 @@ export const tooManyRequests = () => new HttpError(429, 'Too many requests')
 /** OAuth endpoints answer RFC 6749 style: `error` is a code, `error_description` the sentence. */
 export const oauthError = (status: number, code: string, description: string) =>
   new HttpError(status, code, { error_description: description })
+
+/** Seconds a client should wait before retrying after a 503: about how long a restarting dependency takes. */
+export const RETRY_AFTER_SECONDS = 5
+
+/** Mastodon's 503 text; `Retry-After` tells clients when to try again. */
+export const serviceUnavailable = () =>
+  new HttpError(
+    503,
+    'There was a temporary problem serving your request, please try again',
+    {},
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  )
+
+/** SQLSTATE classes and codes of a Postgres that is gone or refusing connections (not of a bad query). */
+const POSTGRES_UNAVAILABLE = /^(08...|57P0[123]|53300)$/
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+])
+/** What pg, knex and ioredis say when their server cannot be reached; they give no code for these. */
+const UNREACHABLE_MESSAGES = [
+  'Connection terminated', // pg: the server went away mid-query
+  'Client has encountered a connection error', // pg: a pooled client whose socket died
+  'Connection is closed', // ioredis
+  "Stream isn't writeable", // ioredis, offline queue off
+  'Reached the max retries per request limit', // ioredis MaxRetriesPerRequestError
+]
+
+/**
+ * True when `err` says Postgres or Redis cannot be reached right now (refused, reset, timed out, shutting down,
+ * out of connections): the request may succeed later, so it is a 503, not a 500.
+ */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as {
+    code?: unknown
+    name?: unknown
+    message?: unknown
+    errors?: unknown
+    cause?: unknown
+  } | null
+  if (!e || typeof e !== 'object') return false
+  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || POSTGRES_UNAVAILABLE.test(e.code)))
+    return true
+  if (e.name === 'KnexTimeoutError' || e.name === 'MaxRetriesPerRequestError') return true
+  if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.some((m) => (e.message as string).includes(m)))
+    return true
+  // Node's AggregateError (a connect to both 127.0.0.1 and ::1 refused) and fetch's TypeError carry the causes.
+  return (
+    (Array.isArray(e.errors) && e.errors.some(isUnavailable)) || (e.cause !== err && isUnavailable(e.cause))
+  )
+}
