@@ -9,7 +9,7 @@ import { Redis } from 'ioredis'
 import { bearerToken, permits } from '@roost/auth'
 import type { AccessToken, TokenVerifier } from '@roost/auth'
 import { bullPrefix, QUEUES } from '@roost/events'
-import { HttpError, invalidToken, outsideScopes } from '@roost/service'
+import { forbidden, HttpError, invalidToken, outsideScopes, serviceUnavailable } from '@roost/service'
 import type { Logger } from '@roost/service'
 import type { GatewayConfig } from './config'
 
@@ -18,11 +18,13 @@ const TOKEN_COOKIE = 'roost_admin_token'
 const LOGIN_COOKIE = 'roost_admin_login'
 
 /**
- * Bull Board at /admin/queues, for administrators only. Roost mints `admin:*` scopes only for admins, so an
- * access token holding `admin:read` (verified like any other token: signature, issuer, revocation) proves one.
- * API clients send it as `Authorization: Bearer`; browsers sign in through the gateway acting as an OAuth client
- * of accounts (authorization code + PKCE), and keep the token in an HttpOnly cookie scoped to the board.
- * Read-only unless BULL_BOARD_READ_ONLY=false; changes then need `admin:write` and a same-origin request.
+ * Bull Board at /admin/queues, for administrators only: a **user** token (an app token has no user, so it is never
+ * an admin's, whatever scopes it holds) with `admin:read`, whose user accounts confirms is an admin right now
+ * (the role may have changed since the token was issued). API clients send it as `Authorization: Bearer`;
+ * browsers sign in through the gateway acting as an OAuth client of accounts (authorization code + PKCE), and
+ * keep the token in an HttpOnly cookie scoped to the board. Read-only unless BULL_BOARD_READ_ONLY=false;
+ * changes then need `admin:write` and a same-origin request. Job data is shown without the private text of
+ * notifications (docs/security.md).
  */
 export function mountBullBoard(
   app: Express,
@@ -34,11 +36,16 @@ export function mountBullBoard(
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 })
   const prefix = bullPrefix(config.REDIS_PREFIX)
   const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection: redis, prefix }))
+  const adapters = queues.map((queue) => {
+    const adapter = new BullMQAdapter(queue, { readOnlyMode: readOnly })
+    adapter.setFormatter('data', withoutPrivateText)
+    return adapter
+  })
 
   const serverAdapter = new ExpressAdapter()
   serverAdapter.setBasePath(BOARD_PATH)
   createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: readOnly })),
+    queues: adapters,
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Roost queues' } },
   })
@@ -48,6 +55,7 @@ export function mountBullBoard(
   const redirectUri = `${publicUrl}${BOARD_PATH}/callback`
   const scope = readOnly ? 'admin:read' : 'admin:read admin:write'
   const client = oauthClient(config, redirectUri, scope)
+  const admins = adminCheck(config)
 
   const cookie = (name: string, value: string, maxAge: number) =>
     `${name}=${value}; Path=${BOARD_PATH}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`
@@ -93,7 +101,7 @@ export function mountBullBoard(
     })
     const body = (await exchange.json().catch(() => ({}))) as { access_token?: string }
     const token = body.access_token ? await verify(body.access_token) : undefined
-    if (!token?.ok || !permits(token.token.scopes, ['admin:read']))
+    if (!token?.ok || !(await admins.isAdmin(token.token)))
       return page(res, 403, 'Only administrators may see the queues. <a href="login">Sign in again</a>.')
     res.set('Set-Cookie', [
       cookie(LOGIN_COOKIE, '', 0),
@@ -118,6 +126,7 @@ export function mountBullBoard(
     }
     const token: AccessToken = result.token
     if (!permits(token.scopes, ['admin:read'])) throw outsideScopes()
+    if (!(await admins.isAdmin(token))) throw forbidden()
     if (!['GET', 'HEAD'].includes(req.method)) {
       if (!permits(token.scopes, ['admin:write'])) throw outsideScopes()
       // A cookie rides along on cross-site requests too: changes must come from the board's own pages.
@@ -137,6 +146,46 @@ export function mountBullBoard(
   }
 }
 
+/** How long a verdict on a token is remembered: the board polls every few seconds. */
+const ADMIN_VERDICT_MS = 10_000
+
+/**
+ * Whether a token belongs to a user who is an admin now, as accounts sees it: the admin API answers 200 only to
+ * an admin's user token with a usable login (`limit=0` reads no rows). App tokens are refused before asking.
+ */
+function adminCheck(config: GatewayConfig) {
+  const verdicts = new Map<string, { admin: boolean; until: number }>()
+  return {
+    async isAdmin(token: AccessToken): Promise<boolean> {
+      if (!token.userId || !permits(token.scopes, ['admin:read'])) return false
+      const known = verdicts.get(token.tokenId)
+      if (known && known.until > Date.now()) return known.admin
+      const res = await fetch(new URL('/api/v1/admin/accounts?limit=0', config.ACCOUNTS_URL), {
+        headers: { Authorization: `Bearer ${token.raw}` },
+      }).catch(() => undefined)
+      if (!res || res.status >= 500) throw serviceUnavailable()
+      await res.body?.cancel()
+      const admin = res.status === 200
+      if (verdicts.size >= 1000) verdicts.clear()
+      verdicts.set(token.tokenId, { admin, until: Date.now() + ADMIN_VERDICT_MS })
+      return admin
+    },
+  }
+}
+
+/** Notification text (direct messages, mentions) is the recipients' business, not the operators': hidden. */
+function withoutPrivateText(data: unknown): unknown {
+  if (Array.isArray(data)) return data.map(withoutPrivateText)
+  if (!data || typeof data !== 'object') return data
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) =>
+      key === 'excerpt' && typeof value === 'string'
+        ? [key, `[${value.length} characters hidden]`]
+        : [key, withoutPrivateText(value)],
+    ),
+  )
+}
+
 /**
  * The board's OAuth client: BULL_BOARD_CLIENT_ID/SECRET when configured (needed with several gateway replicas,
  * so a callback can land on any of them); otherwise an app registered with accounts on first sign-in.
@@ -149,8 +198,7 @@ function oauthClient(config: GatewayConfig, redirectUri: string, scope: string) 
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ client_name: 'Roost queues', redirect_uris: redirectUri, scopes: scope }),
     })
-    if (!res.ok)
-      throw new HttpError(503, 'There was a temporary problem serving your request, please try again')
+    if (!res.ok) throw serviceUnavailable()
     const app = (await res.json()) as { client_id: string; client_secret: string }
     return { clientId: app.client_id, clientSecret: app.client_secret }
   }

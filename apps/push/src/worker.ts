@@ -3,7 +3,14 @@ import type { Job } from 'bullmq'
 import { Counter, Histogram } from 'prom-client'
 import { createDatabase } from '@roost/db'
 import type { NotificationCreated } from '@roost/events'
-import { accountEvent, bullPrefix, createRedis, JOB_NAMES, notificationCreated } from '@roost/events'
+import {
+  accountEvent,
+  bullPrefix,
+  COMPLETED_JOB_RETENTION,
+  createRedis,
+  JOB_NAMES,
+  notificationCreated,
+} from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { PushConfig } from './config'
 import { createAddressGuard, PrivateAddressError } from './delivery/address-guard'
@@ -96,7 +103,7 @@ export async function createPushWorker(config: PushConfig) {
             jobId: deliveryJobId(event.notificationId, String(s.id)),
             attempts: config.PUSH_DELIVERY_ATTEMPTS,
             backoff: { type: 'push' },
-            removeOnComplete: { age: 3600, count: 10_000 },
+            removeOnComplete: COMPLETED_JOB_RETENTION,
             removeOnFail: { age: 7 * 24 * 3600 },
           },
         })),

@@ -87,6 +87,21 @@ export const NOTIFICATION_TYPES = [
 ] as const
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
 
+/** The longest push body (Mastodon's `Web::NotificationSerializer` truncates to 140 characters). */
+export const PUSH_BODY_LIMIT = 140
+
+/** Rails' `truncate`: at most `limit` characters, the cut ones replaced by "...". */
+export function truncate(text: string, limit = PUSH_BODY_LIMIT): string {
+  const chars = Array.from(text)
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 3).join('')}...`
+}
+
+/**
+ * The text of a notification as its push shows it: whitespace folded, cut to the push body's 140 characters.
+ * Events carry no more than this of a status or bio (docs/security.md, "Queue payloads").
+ */
+export const pushExcerpt = (text: string) => truncate(text.replace(/\s+/g, ' ').trim())
+
 export const notificationCreated = z.object({
   notificationId: id,
   type: z.enum(NOTIFICATION_TYPES),
@@ -96,8 +111,11 @@ export const notificationCreated = z.object({
   senderAccountId: id,
   senderName: z.string(),
   senderAvatarUrl: z.string(),
-  /** Plain text of the status (its content warning if any) or the sender's bio; already stripped of HTML. */
-  excerpt: z.string(),
+  /**
+   * What the push body shows of the status (its content warning if any) or of the sender's bio: plain text, at
+   * most 140 characters. The schema cuts anything longer, so no producer can put more private text on a queue.
+   */
+  excerpt: z.string().transform(pushExcerpt),
   /** The two facts the push `policy` needs: `followed` and `follower`. */
   recipientFollowsSender: z.boolean(),
   senderFollowsRecipient: z.boolean(),
@@ -144,10 +162,16 @@ export function createRedis(url: string, options: { forWorker?: boolean } = {}):
 /** BullMQ's key prefix: a hash tag, so every key of a queue lands in one Redis Cluster slot. */
 export const bullPrefix = (redisPrefix: string) => `{${redisPrefix}}`
 
+/**
+ * A finished job is kept a minute (Bull Board shows recent work) and then removed with its payload: queues are
+ * not an archive of who notified whom about what. Consumers never rely on a finished job for deduplication.
+ */
+export const COMPLETED_JOB_RETENTION = { age: 60, count: 1000 }
+
 export const defaultJobOptions: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 1000 },
-  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnComplete: COMPLETED_JOB_RETENTION,
   removeOnFail: { age: 7 * 24 * 3600 },
 }
 

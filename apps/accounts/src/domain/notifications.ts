@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import { pushExcerpt } from '@roost/events'
 import type { NotificationType } from '@roost/events'
 import type { AccountRow, Urls } from '../entities/account'
 import { mediaUrl, missingAvatar } from '../entities/account'
@@ -13,9 +14,6 @@ export interface NewNotification {
   /** The row that caused it (favourite, follow, request, status): one notification per activity and recipient. */
   activityId: string
 }
-
-/** Statuses and bios are stored as the plain text their authors typed: the excerpt only folds whitespace. */
-const excerptOf = (text: string) => text.replace(/\s+/g, ' ').trim()
 
 /**
  * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction: drops the
@@ -58,7 +56,8 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
     senderAccountId: n.senderId,
     senderName: sender.display_name || sender.username,
     senderAvatarUrl: sender.avatar_file ? mediaUrl(urls, sender.avatar_file) : missingAvatar(urls),
-    excerpt: status ? excerptOf(status.spoiler_text || status.text) : excerptOf(sender.note),
+    // Statuses and bios are stored as the plain text their authors typed; the push shows 140 characters.
+    excerpt: pushExcerpt(status ? status.spoiler_text || status.text : sender.note),
     recipientFollowsSender: await follows(trx, n.recipientId, n.senderId),
     senderFollowsRecipient: await follows(trx, n.senderId, n.recipientId),
     createdAt: new Date(row.created_at).toISOString(),

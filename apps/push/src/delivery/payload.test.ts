@@ -1,10 +1,16 @@
-import { pushPayload, truncate } from './payload'
+import { pushExcerpt, truncate } from '@roost/events'
+import { pushPayload } from './payload'
 
 describe('the push payload', () => {
   it('truncates like Rails, to 140 characters ending in ...', () => {
     expect(truncate('short')).toBe('short')
     expect(truncate('a'.repeat(140))).toBe('a'.repeat(140))
     expect(truncate('a'.repeat(141))).toBe(`${'a'.repeat(137)}...`)
+  })
+
+  it('is built from an excerpt that events already cut to the body, whitespace folded', () => {
+    expect(pushExcerpt('  a\n\n b  ')).toBe('a b')
+    expect(pushExcerpt(`${'x '.repeat(200)}`)).toHaveLength(140)
   })
 
   it('writes notification_id as a JSON number with every digit, even above 2^53', () => {

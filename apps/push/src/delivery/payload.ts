@@ -1,3 +1,4 @@
+import { truncate } from '@roost/events'
 import type { NotificationCreated, NotificationType } from '@roost/events'
 
 /** English `notification_mailer.<type>.subject` texts (docs/mastodon-compatibility.md, "Web Push"). */
@@ -14,14 +15,6 @@ const TITLES: Record<NotificationType, (name: string) => string> = {
   'admin.report': (name) => `${name} submitted a report`,
   quote: (name) => `${name} quoted your post`,
   quoted_update: (name) => `${name} edited a post you have quoted`,
-}
-
-export const BODY_LIMIT = 140
-
-/** Rails' `truncate`: at most `limit` characters, the cut ones replaced by "...". */
-export function truncate(text: string, limit = BODY_LIMIT): string {
-  const chars = Array.from(text)
-  return chars.length <= limit ? text : `${chars.slice(0, limit - 3).join('')}...`
 }
 
 /**
