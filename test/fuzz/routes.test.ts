@@ -121,7 +121,7 @@ describe('fuzzing every route of the table', () => {
     const requests: FuzzRequest[] = ROUTES.flatMap((route, i) =>
       fc.sample(requestFor(route, fixtures), { seed: SEED + i, numRuns: perRoute }),
     )
-    const services = { accounts: stack.accountsUrl, push: stack.pushUrl }
+    const services = { accounts: stack.accountsUrl, push: stack.pushUrl, gateway: stack.url }
     const base = (r: FuzzRequest) => (r.target === 'gateway' ? stack.url : services[r.upstream])
 
     const failures: Failure[] = []
