@@ -4,9 +4,11 @@ import { DEFAULT_STATUSES_LIMIT, forbidden, unprocessable } from '@roost/service
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
-import type { Visibility } from '../../../domain/statuses'
+import type { NewStatus, Visibility } from '../../../domain/statuses'
 import { createStatus, deleteStatus, findVisibleStatus } from '../../../domain/statuses'
 import { permittedStatuses } from '../../../domain/threads'
+import { once } from '../../../domain/idempotency'
+import type { StatusRow } from '../../../entities/status'
 import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 
@@ -20,21 +22,28 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     default_language: string | null
   }
   const p = readParams(req, postStatusParams)
-  const inReplyTo = p.in_reply_to_id
-  const language = p.language
   const token = await ctx.db('oauth_access_tokens').where({ id: req.token!.tokenId }).first('application_id')
-  const status = await ctx.db.transaction((trx) =>
-    createStatus(trx, account, {
-      text: p.status ?? '',
-      spoilerText: p.spoiler_text ?? '',
-      sensitive: p.sensitive ?? defaults.default_sensitive,
-      visibility: p.visibility ?? defaults.default_privacy,
-      language: language || defaults.default_language || null,
-      inReplyToId: inReplyTo ? (parseId(inReplyTo) ?? '0') : undefined,
-      mediaIds: p.media_ids ?? [],
-      applicationId: token?.application_id ?? null,
-    }),
-  )
+  const input: NewStatus = {
+    text: p.status ?? '',
+    spoilerText: p.spoiler_text ?? '',
+    sensitive: p.sensitive ?? defaults.default_sensitive,
+    visibility: p.visibility ?? defaults.default_privacy,
+    language: p.language || defaults.default_language || null,
+    inReplyToId: p.in_reply_to_id ? (parseId(p.in_reply_to_id) ?? '0') : undefined,
+    mediaIds: p.media_ids ?? [],
+    applicationId: token?.application_id ?? null,
+  }
+  let created: StatusRow | undefined
+  const create = async () => {
+    created = await ctx.db.transaction((trx) => createStatus(trx, account, input))
+    return created.id
+  }
+  // A repeat of the same Idempotency-Key within an hour answers with the status the first request made.
+  const key = req.get('Idempotency-Key')
+  const id = key
+    ? await once(ctx.redis, `${ctx.config.REDIS_PREFIX}:idempotency:status:${account.id}`, key, create)
+    : await create()
+  const status = created ?? (await findVisibleStatus(ctx.db, id, account.id))
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
 }
 
