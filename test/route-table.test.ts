@@ -85,9 +85,12 @@ describe('route attributes the gateway reads', () => {
       'POST /api/v2/media',
     ])
     expect(of((r) => r.signUp)).toEqual(['POST /api/v1/accounts'])
+    // Mastodon counts edits in the statuses family too.
     expect(of((r) => r.rateLimit?.includes('statuses'))).toEqual([
+      'PATCH /api/v1/statuses/:id',
       'POST /api/v1/statuses',
       'POST /api/v1/statuses/:id/reblog',
+      'PUT /api/v1/statuses/:id',
     ])
   })
 })

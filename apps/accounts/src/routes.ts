@@ -53,7 +53,8 @@ import {
   unpin,
   unreblogStatus,
 } from './api/v1/statuses/actions'
-import { deleteOwnStatus, getStatus, listStatuses, postStatus } from './api/v1/statuses'
+import { deleteOwnStatus, getStatus, listStatuses, postStatus, updateStatus } from './api/v1/statuses'
+import { statusHistory, statusSource } from './api/v1/statuses/history'
 import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
 import { statusContext } from './api/v1/statuses/context'
 import { listBookmarks } from './api/v1/bookmarks'
@@ -116,6 +117,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/statuses', on(postStatus))
   api.get('/api/v1/statuses', on(listStatuses))
   api.get('/api/v1/statuses/:id', on(getStatus))
+  api.put('/api/v1/statuses/:id', on(updateStatus))
+  api.patch('/api/v1/statuses/:id', on(updateStatus))
+  api.get('/api/v1/statuses/:id/history', on(statusHistory))
+  api.get('/api/v1/statuses/:id/source', on(statusSource))
   api.get('/api/v1/statuses/:id/context', on(statusContext))
   api.get('/api/v1/statuses/:id/reblogged_by', on(rebloggedBy))
   api.get('/api/v1/statuses/:id/favourited_by', on(favouritedBy))

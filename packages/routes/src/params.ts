@@ -70,6 +70,34 @@ const list = () =>
     z.array(z.preprocess(numberToString, z.string())).optional(),
   )
 
+/** A nested object (`poll[options][]=…` in a form, `"poll": {…}` in JSON); blank is "not given". */
+const object = <T extends z.ZodRawShape>(shape: T) =>
+  z.preprocess(blankToUndefined, z.object(shape).optional())
+
+/**
+ * A list of objects (Rails' nested attributes: `name[0][key]=…` or `name[][key]=…` in a form, a JSON array). qs
+ * reads repeated `name[][key]` pairs as one object of lists, where Rack starts a new object at each repeat: such
+ * an object is zipped back into one object per repeat.
+ */
+const objects = <T extends z.ZodRawShape>(shape: T) =>
+  z.preprocess(
+    (v) => {
+      if (v === '' || v === null) return []
+      if (typeof v !== 'object' || v === undefined) return v
+      const items = Array.isArray(v) ? v : Object.values(v)
+      return items.flatMap((item: unknown) => {
+        if (typeof item !== 'object' || item === null || Array.isArray(item)) return [item]
+        const columns = Object.entries(item)
+        const rows = Math.max(1, ...columns.map(([, c]) => (Array.isArray(c) ? c.length : 1)))
+        if (rows === 1) return [item]
+        return Array.from({ length: rows }, (_, i) =>
+          Object.fromEntries(columns.map(([k, c]) => [k, Array.isArray(c) ? c[i] : c])),
+        )
+      })
+    },
+    z.array(z.object(shape)).optional(),
+  )
+
 /** One of `values` (blank: not given); another text is a 422 with `message`, a non-text a 400. */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, message: string) =>
   z
@@ -103,7 +131,19 @@ const page = {
   limit: checkedByHandler({ type: 'integer', description: 'Page size (capped at twice the default)' }),
 }
 
-export const param = { text, requiredText, bool, int, list, oneOf, checkedByHandler, file, page }
+export const param = {
+  text,
+  requiredText,
+  bool,
+  int,
+  list,
+  object,
+  objects,
+  oneOf,
+  checkedByHandler,
+  file,
+  page,
+}
 
 export type RouteParams = z.ZodObject
 

@@ -133,6 +133,16 @@ export const ROUTES: readonly Route[] = [
   }),
   route('GET', '/api/v1/statuses', ACCOUNTS, 'optional', ['read:statuses'], { params: P.listStatusesParams }),
   route('GET', '/api/v1/statuses/:id', ACCOUNTS, 'optional', ['read:statuses']),
+  route('PUT', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {
+    rateLimit: ['statuses'],
+    params: P.updateStatusParams,
+  }),
+  route('PATCH', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {
+    rateLimit: ['statuses'],
+    params: P.updateStatusParams,
+  }),
+  route('GET', '/api/v1/statuses/:id/history', ACCOUNTS, 'optional', ['read:statuses']),
+  route('GET', '/api/v1/statuses/:id/source', ACCOUNTS, 'required', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/context', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/reblogged_by', ACCOUNTS, 'optional', ['read:accounts'], {
     params: P.pageParams,

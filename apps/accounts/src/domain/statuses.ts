@@ -2,6 +2,7 @@ import type { Knex } from '@roost/db'
 import type { VISIBILITIES } from '@roost/routes'
 import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
+import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
 import { HASHTAG, MENTION } from '../entities/status'
 import * as outbox from '../outbox/outbox'
@@ -89,6 +90,13 @@ export async function findVisibleStatus(
   return row
 }
 
+/** Mastodon's status validations: some text unless there is media, and at most 500 characters with the warning. */
+export function checkText(text: string, spoilerText: string, hasMedia: boolean) {
+  if (!text.trim() && !hasMedia) throw unprocessable("Validation failed: Text can't be blank")
+  if ([...text].length + [...spoilerText].length > MAX_CHARS)
+    throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`)
+}
+
 export interface NewStatus {
   text: string
   spoilerText: string
@@ -99,6 +107,58 @@ export interface NewStatus {
   mediaIds: string[]
   /** The OAuth app the status is posted with (shown to its author). */
   applicationId?: string | null
+}
+
+/**
+ * The author's uploads named by `ids`, in that order, that may go on a status: not attached yet, or already on
+ * `statusId` (an edit). Too many, or one that is not the author's or is on another status → 422.
+ */
+export async function attachableMedia(
+  trx: Knex,
+  accountId: string,
+  ids: string[],
+  statusId?: string,
+): Promise<MediaAttachmentRow[]> {
+  if (ids.length > MAX_MEDIA)
+    throw unprocessable(`Validation failed: Cannot attach more than ${MAX_MEDIA} files`)
+  const rows: MediaAttachmentRow[] = ids.length
+    ? await trx('media_attachments')
+        .where({ account_id: accountId })
+        .where((q) =>
+          statusId ? q.whereNull('status_id').orWhere('status_id', statusId) : q.whereNull('status_id'),
+        )
+        .whereIn(
+          'id',
+          ids.filter((id) => parseId(id)),
+        )
+        .forUpdate()
+    : []
+  const missing = ids.filter((id) => !rows.some((m) => m.id === id))
+  if (missing.length) throw unprocessable(`Validation failed: Media ${missing.join(', ')} not found`)
+  return [...new Set(ids)].map((id) => rows.find((m) => m.id === id)!)
+}
+
+/** The local accounts `@named` in a status's text (not suspended ones). */
+export async function mentionedAccounts(trx: Knex, text: string): Promise<AccountRow[]> {
+  const names = [...new Set([...text.matchAll(MENTION)].map((m) => m[1]!.toLowerCase()))]
+  return names.length
+    ? await trx('accounts').whereRaw('lower(username) = any(?)', [names]).whereNull('suspended_at')
+    : []
+}
+
+/** Records a status's mentions and hashtags, replacing those of its previous text (an edit). */
+export async function storeMentionsAndTags(
+  trx: Knex,
+  statusId: string,
+  text: string,
+  mentioned: AccountRow[],
+) {
+  await trx('mentions').where({ status_id: statusId }).delete()
+  await trx('status_tags').where({ status_id: statusId }).delete()
+  if (mentioned.length)
+    await trx('mentions').insert(mentioned.map((a) => ({ status_id: statusId, account_id: a.id })))
+  const tags = [...new Set([...text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
+  if (tags.length) await trx('status_tags').insert(tags.map((name) => ({ status_id: statusId, name })))
 }
 
 async function countStatus(trx: Knex, accountId: string, visibility: Visibility, delta: 1 | -1) {
@@ -115,11 +175,7 @@ async function countStatus(trx: Knex, accountId: string, visibility: Visibility,
  * media, and records `status.created` (the accounts worker notifies and fans out).
  */
 export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) {
-  if (s.mediaIds.length > MAX_MEDIA)
-    throw unprocessable(`Validation failed: Cannot attach more than ${MAX_MEDIA} files`)
-  if (!s.text.trim() && !s.mediaIds.length) throw unprocessable("Validation failed: Text can't be blank")
-  if ([...s.text].length + [...s.spoilerText].length > MAX_CHARS)
-    throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`)
+  checkText(s.text, s.spoilerText, s.mediaIds.length > 0)
 
   const replyTo = s.inReplyToId
     ? await findVisibleStatus(
@@ -132,23 +188,8 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
   if (replyTo?.reblog_of_id)
     throw new HttpError(404, 'The post you are trying to reply to does not appear to exist.')
 
-  const media: { id: string }[] = s.mediaIds.length
-    ? await trx('media_attachments')
-        .where({ account_id: author.id })
-        .whereNull('status_id')
-        .whereIn(
-          'id',
-          s.mediaIds.filter((id) => parseId(id)),
-        )
-        .forUpdate()
-    : []
-  const missing = s.mediaIds.filter((id) => !media.some((m) => m.id === id))
-  if (missing.length) throw unprocessable(`Validation failed: Media ${missing.join(', ')} not found`)
-
-  const names = [...new Set([...s.text.matchAll(MENTION)].map((m) => m[1]!.toLowerCase()))]
-  const mentioned: AccountRow[] = names.length
-    ? await trx('accounts').whereRaw('lower(username) = any(?)', [names]).whereNull('suspended_at')
-    : []
+  const media = await attachableMedia(trx, author.id, s.mediaIds)
+  const mentioned = await mentionedAccounts(trx, s.text)
   // A reply joins its parent's thread; anything else opens one.
   const conversationId =
     replyTo?.conversation_id ?? (await trx('conversations').insert({}).returning('id'))[0].id
@@ -165,6 +206,7 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
       in_reply_to_id: replyTo?.id ?? null,
       in_reply_to_account_id: replyTo?.account_id ?? null,
       application_id: s.applicationId ?? null,
+      ordered_media_attachment_ids: media.length > 1 ? media.map((m) => m.id) : null,
     })
     .returning('*')
   if (media.length)
@@ -174,10 +216,7 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
         media.map((m) => m.id),
       )
       .update({ status_id: row!.id })
-  if (mentioned.length)
-    await trx('mentions').insert(mentioned.map((a) => ({ status_id: row!.id, account_id: a.id })))
-  const tags = [...new Set([...s.text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
-  if (tags.length) await trx('status_tags').insert(tags.map((name) => ({ status_id: row!.id, name })))
+  await storeMentionsAndTags(trx, row!.id, s.text, mentioned)
   await countStatus(trx, author.id, s.visibility, 1)
   await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
   return row!

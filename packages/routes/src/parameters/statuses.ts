@@ -18,6 +18,22 @@ export const postStatusParams = z.object({
   media_ids: param.list(),
 })
 
+/** PUT (and PATCH) /api/v1/statuses/:id: the whole new version of the status. */
+export const updateStatusParams = z.object({
+  status: param.text({ maxChars: 10_000 }),
+  spoiler_text: param.text({ maxChars: 10_000 }),
+  sensitive: param.bool(),
+  language: param.text({ maxChars: 8 }),
+  media_ids: param.list(),
+  /** Roost keeps no focus points or custom thumbnails: those two are accepted and ignored, as on upload. */
+  media_attributes: param.objects({
+    id: param.text(),
+    description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
+    focus: param.text(),
+    thumbnail: param.file('A custom thumbnail (ignored)'),
+  }),
+})
+
 /** GET /api/v1/statuses?id[]= */
 export const listStatusesParams = z.object({ id: param.list() })
 

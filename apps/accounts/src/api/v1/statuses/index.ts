@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
-import { listStatusesParams, postStatusParams, readParams } from '@roost/routes'
-import { DEFAULT_STATUSES_LIMIT, forbidden, unprocessable } from '@roost/service'
+import { listStatusesParams, postStatusParams, readParams, updateStatusParams } from '@roost/routes'
+import { DEFAULT_STATUSES_LIMIT, forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
@@ -11,6 +11,8 @@ import { once } from '../../../domain/idempotency'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
+import type { StatusEdit } from '../../../domain/edits'
+import { editStatus } from '../../../domain/edits'
 
 /** POST /api/v1/statuses */
 export async function postStatus(ctx: AccountsContext, req: Request, res: Response) {
@@ -69,6 +71,41 @@ export async function getStatus(ctx: AccountsContext, req: Request, res: Respons
   const viewer = await optionalUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), viewer?.account.id)
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewer?.account.id))
+}
+
+/**
+ * PUT /api/v1/statuses/:id — edits one's own status (Mastodon's UpdateStatusService, domain/edits.ts). As in
+ * Mastodon the request is the whole new version: text, content warning, sensitivity and the attachments to keep
+ * (`media_ids`, with new descriptions in `media_attributes[]`); the language stays when not given. Someone else's
+ * status, or a boost, is 404.
+ */
+export async function updateStatus(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const id = parseId(req.params.id)
+  const p = readParams(req, updateStatusParams)
+  const descriptions = new Map<string, string | null>()
+  for (const { id: mediaId, description } of p.media_attributes ?? [])
+    if (mediaId && description !== undefined) descriptions.set(mediaId, description || null)
+  const edit: StatusEdit = {
+    text: p.status ?? '',
+    spoilerText: p.spoiler_text ?? '',
+    sensitive: p.sensitive ?? false,
+    language: p.language,
+    mediaIds: p.media_ids ?? [],
+    descriptions,
+  }
+  const { status } = await ctx.db.transaction(async (trx) => {
+    const own: StatusRow | undefined = id
+      ? await trx('statuses')
+          .where({ id, account_id: account.id })
+          .whereNull('reblog_of_id')
+          .forUpdate()
+          .first()
+      : undefined
+    if (!own) throw recordNotFound()
+    return editStatus(trx, own, account.id, edit)
+  })
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
 }
 
 /** DELETE /api/v1/statuses/:id — answers with the deleted status and its source `text` (for redrafting). */
