@@ -58,6 +58,7 @@ import { statusHistory, statusSource } from './api/v1/statuses/history'
 import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
 import { statusContext } from './api/v1/statuses/context'
 import { listBookmarks } from './api/v1/bookmarks'
+import { getPoll, votePoll } from './api/v1/polls'
 import { listFavourites } from './api/v1/favourites'
 import { homeTimeline } from './api/v1/timelines/home'
 import { publicTimeline } from './api/v1/timelines/public'
@@ -128,6 +129,8 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/statuses/:id/unbookmark', on(unbookmark))
   api.post('/api/v1/statuses/:id/mute', on(muteConversation))
   api.post('/api/v1/statuses/:id/unmute', on(unmuteConversation))
+  api.get('/api/v1/polls/:id', on(getPoll))
+  api.post('/api/v1/polls/:id/votes', on(votePoll))
   api.get('/api/v1/bookmarks', on(listBookmarks))
   api.get('/api/v1/favourites', on(listFavourites))
   api.delete('/api/v1/statuses/:id', on(deleteOwnStatus))

@@ -154,6 +154,10 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/statuses/:id/unbookmark', ACCOUNTS, 'required', ['write:bookmarks']),
   route('POST', '/api/v1/statuses/:id/mute', ACCOUNTS, 'required', ['write:mutes']),
   route('POST', '/api/v1/statuses/:id/unmute', ACCOUNTS, 'required', ['write:mutes']),
+  route('GET', '/api/v1/polls/:id', ACCOUNTS, 'optional', ['read:statuses']),
+  route('POST', '/api/v1/polls/:id/votes', ACCOUNTS, 'required', ['write:statuses'], {
+    params: P.voteParams,
+  }),
   route('GET', '/api/v1/bookmarks', ACCOUNTS, 'required', ['read:bookmarks'], { params: P.pageParams }),
   route('GET', '/api/v1/favourites', ACCOUNTS, 'required', ['read:favourites'], { params: P.pageParams }),
   route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {

@@ -3,11 +3,13 @@ import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
 import { attachmentsOf } from '../entities/status'
+import type { NewPoll } from './polls'
+import { replacePoll } from './polls'
 import { attachableMedia, checkText, mentionedAccounts, storeMentionsAndTags } from './statuses'
 
 /**
  * An edit as Mastodon's `PUT /api/v1/statuses/:id` means it: the new version replaces text, content warning,
- * sensitivity and attachments (those not listed are removed); the language stays when not given.
+ * sensitivity, attachments (those not listed are removed) and poll; the language stays when not given.
  */
 export interface StatusEdit {
   text: string
@@ -17,6 +19,8 @@ export interface StatusEdit {
   mediaIds: string[]
   /** New descriptions of attachments that stay, by attachment id. */
   descriptions: Map<string, string | null>
+  /** The poll of the new version; none removes the status's poll. */
+  poll?: NewPoll
 }
 
 export interface StatusEditRow {
@@ -37,11 +41,15 @@ async function currentMedia(trx: Knex, status: StatusRow): Promise<MediaAttachme
   return attachmentsOf(status, await trx('media_attachments').where({ status_id: status.id }).orderBy('id'))
 }
 
+const pollOptionsOf = async (trx: Knex, statusId: string): Promise<string[] | null> =>
+  (await trx('polls').where({ status_id: statusId }).first('options'))?.options ?? null
+
 /** A StatusEdit row recording the status as it is now (Mastodon's `Status#snapshot!`). */
 async function snapshot(
   trx: Knex,
   status: StatusRow,
   media: MediaAttachmentRow[],
+  pollOptions: string[] | null,
   editorId: string,
   at: Date,
 ) {
@@ -53,6 +61,7 @@ async function snapshot(
     sensitive: status.sensitive,
     ordered_media_attachment_ids: media.map((m) => m.id),
     media_descriptions: media.map((m) => m.description),
+    poll_options: pollOptions,
     created_at: at,
   })
 }
@@ -70,6 +79,7 @@ export async function editStatus(
   edit: StatusEdit,
 ): Promise<{ status: StatusRow; changed: boolean; newlyMentioned: AccountRow[] }> {
   const previous = await currentMedia(trx, status)
+  const previousPoll = await pollOptionsOf(trx, status.id)
   const media = await attachableMedia(trx, status.account_id, edit.mediaIds, status.id)
   checkText(edit.text, edit.spoilerText, media.length > 0)
 
@@ -81,6 +91,7 @@ export async function editStatus(
     m.description = description
     mediaChanged = true
   }
+  const pollChanged = await replacePoll(trx, status.id, status.account_id, edit.poll)
   const next = {
     text: edit.text,
     spoiler_text: edit.spoilerText,
@@ -90,6 +101,7 @@ export async function editStatus(
   }
   const changed =
     mediaChanged ||
+    pollChanged ||
     next.text !== status.text ||
     next.spoiler_text !== status.spoiler_text ||
     next.sensitive !== status.sensitive ||
@@ -97,7 +109,7 @@ export async function editStatus(
   if (!changed) return { status, changed, newlyMentioned: [] }
 
   if (!(await trx('status_edits').where({ status_id: status.id }).first('id')))
-    await snapshot(trx, status, previous, status.account_id, status.created_at)
+    await snapshot(trx, status, previous, previousPoll, status.account_id, status.created_at)
   await trx('media_attachments')
     .whereIn(
       'id',
@@ -112,7 +124,7 @@ export async function editStatus(
       edited_at: trx.fn.now(),
     })
     .returning('*')
-  await snapshot(trx, updated!, media, editorId, updated!.edited_at!)
+  await snapshot(trx, updated!, media, await pollOptionsOf(trx, status.id), editorId, updated!.edited_at!)
 
   const before = new Set<string>(await trx('mentions').where({ status_id: status.id }).pluck('account_id'))
   const mentioned = await mentionedAccounts(trx, next.text)

@@ -6,6 +6,8 @@ import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
 import { HASHTAG, MENTION } from '../entities/status'
 import * as outbox from '../outbox/outbox'
+import type { NewPoll } from './polls'
+import { createPoll } from './polls'
 import { parseId } from './records'
 import { activeMute } from './relationships'
 export type Visibility = (typeof VISIBILITIES)[number]
@@ -107,6 +109,7 @@ export interface NewStatus {
   mediaIds: string[]
   /** The OAuth app the status is posted with (shown to its author). */
   applicationId?: string | null
+  poll?: NewPoll
 }
 
 /**
@@ -217,6 +220,7 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
       )
       .update({ status_id: row!.id })
   await storeMentionsAndTags(trx, row!.id, s.text, mentioned)
+  if (s.poll) await createPoll(trx, row!.id, author.id, s.poll)
   await countStatus(trx, author.id, s.visibility, 1)
   await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
   return row!

@@ -4,6 +4,7 @@ import type { AccountRow, Urls } from './account'
 import { escapeHtml, renderAccount } from './account'
 import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
+import { pollsOf } from './poll'
 
 export interface StatusRow {
   id: string
@@ -84,13 +85,14 @@ export async function renderStatuses(
   const originals: StatusRow[] = originalIds.length ? await db('statuses').whereIn('id', originalIds) : []
   const all = [...rows, ...originals]
   const ids = all.map((s) => s.id)
-  const [media, mentions, tags, replies, reblogs, favourites] = await Promise.all([
+  const [media, mentions, tags, replies, reblogs, favourites, polls] = await Promise.all([
     db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>,
     db('mentions').whereIn('status_id', ids) as Promise<{ status_id: string; account_id: string }[]>,
     db('status_tags').whereIn('status_id', ids) as Promise<{ status_id: string; name: string }[]>,
     countBy(db('statuses').whereIn('in_reply_to_id', ids), 'in_reply_to_id'),
     countBy(db('statuses').whereIn('reblog_of_id', ids), 'reblog_of_id'),
     countBy(db('favourites').whereIn('status_id', ids), 'status_id'),
+    pollsOf(db, ids, viewerId),
   ])
   const mine = async (table: string, column = 'status_id') =>
     new Set<string>(
@@ -174,7 +176,7 @@ export async function renderStatuses(
         .map((t) => ({ name: t.name, url: `${urls.base}/tags/${encodeURIComponent(t.name)}` })),
       emojis: [],
       card: null,
-      poll: null,
+      poll: polls.get(s.id) ?? null,
     }
   }
   return rows.map(render)

@@ -7,6 +7,15 @@ const visibility = () => param.oneOf(VISIBILITIES, 'Visibility is not included i
 /** Mastodon's limit on media descriptions (alt text). */
 export const MAX_MEDIA_DESCRIPTION = 1500
 
+/** `poll[options][]`, `poll[expires_in]` (seconds), `poll[multiple]`, `poll[hide_totals]`. */
+const poll = () =>
+  param.object({
+    options: param.list(),
+    expires_in: param.int(),
+    multiple: param.bool(),
+    hide_totals: param.bool(),
+  })
+
 /** POST /api/v1/statuses */
 export const postStatusParams = z.object({
   status: param.text({ maxChars: 10_000 }),
@@ -16,6 +25,7 @@ export const postStatusParams = z.object({
   language: param.text({ maxChars: 8 }),
   in_reply_to_id: param.text(),
   media_ids: param.list(),
+  poll: poll(),
 })
 
 /** PUT (and PATCH) /api/v1/statuses/:id: the whole new version of the status. */
@@ -32,7 +42,11 @@ export const updateStatusParams = z.object({
     focus: param.text(),
     thumbnail: param.file('A custom thumbnail (ignored)'),
   }),
+  poll: poll(),
 })
+
+/** POST /api/v1/polls/:id/votes: the indexes of the chosen options. */
+export const voteParams = z.object({ choices: param.list() })
 
 /** GET /api/v1/statuses?id[]= */
 export const listStatusesParams = z.object({ id: param.list() })

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
+import { POLL_LIMITS } from '../../domain/polls'
 import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
 import { visibleAccounts } from '../../users/accounts'
 import { MAX_MEDIA_DESCRIPTION } from '@roost/routes'
@@ -61,7 +62,12 @@ export async function instanceFacts(ctx: AccountsContext) {
       video_frame_rate_limit: 0,
       video_matrix_limit: 0,
     },
-    polls: { max_options: 4, max_characters_per_option: 50, min_expiration: 300, max_expiration: 2629746 },
+    polls: {
+      max_options: POLL_LIMITS.maxOptions,
+      max_characters_per_option: POLL_LIMITS.maxOptionChars,
+      min_expiration: POLL_LIMITS.minExpiration,
+      max_expiration: POLL_LIMITS.maxExpiration,
+    },
   }
 }
 

@@ -8,6 +8,7 @@ import * as threadsBookmarksEdits from './20261122000000_threads_bookmarks_edits
 import * as activities from './20261123100000_activities'
 import * as statusApplication from './20261123200000_status_application'
 import * as homeFeeds from './20261123210000_home_feeds'
+import * as polls from './20261123300000_polls'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   { name: '20261123100000_activities', ...activities },
   { name: '20261123200000_status_application', ...statusApplication },
   { name: '20261123210000_home_feeds', ...homeFeeds },
+  { name: '20261123300000_polls', ...polls },
 ]

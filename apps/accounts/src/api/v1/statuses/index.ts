@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express'
+import type { z } from 'zod'
 import { listStatusesParams, postStatusParams, readParams, updateStatusParams } from '@roost/routes'
 import { DEFAULT_STATUSES_LIMIT, forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
@@ -13,6 +14,18 @@ import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 import type { StatusEdit } from '../../../domain/edits'
 import { editStatus } from '../../../domain/edits'
+import type { NewPoll } from '../../../domain/polls'
+
+/** The `poll` parameter as the domain takes it; none, or one with nothing in it, means no poll (Rails' blank). */
+function pollOf(poll: z.output<typeof postStatusParams>['poll']): NewPoll | undefined {
+  if (!poll || Object.values(poll).every((v) => v === undefined)) return undefined
+  return {
+    options: poll.options ?? [],
+    expiresIn: poll.expires_in,
+    multiple: poll.multiple ?? false,
+    hideTotals: poll.hide_totals ?? false,
+  }
+}
 
 /** POST /api/v1/statuses */
 export async function postStatus(ctx: AccountsContext, req: Request, res: Response) {
@@ -34,6 +47,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     inReplyToId: p.in_reply_to_id ? (parseId(p.in_reply_to_id) ?? '0') : undefined,
     mediaIds: p.media_ids ?? [],
     applicationId: token?.application_id ?? null,
+    poll: pollOf(p.poll),
   }
   let created: StatusRow | undefined
   const create = async () => {
@@ -93,6 +107,7 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
     language: p.language,
     mediaIds: p.media_ids ?? [],
     descriptions,
+    poll: pollOf(p.poll),
   }
   const { status } = await ctx.db.transaction(async (trx) => {
     const own: StatusRow | undefined = id

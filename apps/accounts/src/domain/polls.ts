@@ -1,0 +1,143 @@
+import type { Knex } from '@roost/db'
+import { unprocessable } from '@roost/service'
+
+/** Mastodon's poll limits (PollOptionsValidator, PollExpirationValidator), also shown in /api/v2/instance. */
+export const POLL_LIMITS = {
+  maxOptions: 4,
+  maxOptionChars: 50,
+  minExpiration: 300,
+  /** One month as Rails counts it (30.436875 days). */
+  maxExpiration: 2_629_746,
+}
+
+export interface NewPoll {
+  options: string[]
+  /** Seconds; undefined when the client left it out (which is invalid, as in Mastodon). */
+  expiresIn?: number
+  multiple: boolean
+  hideTotals: boolean
+}
+
+export interface PollRow {
+  id: string
+  account_id: string
+  status_id: string
+  options: string[]
+  multiple: boolean
+  hide_totals: boolean
+  expires_at: Date
+  cached_tallies: string[]
+  votes_count: string
+  voters_count: string
+  created_at: Date
+  updated_at: Date
+}
+
+const graphemes = new Intl.Segmenter()
+const length = (s: string) => [...graphemes.segment(s)].length
+
+/**
+ * Validates a poll as Mastodon does (options stripped, blank ones dropped) and returns its options; every problem
+ * is listed in one 422, Rails style.
+ */
+export function checkPoll(poll: NewPoll): string[] {
+  const options = poll.options.map((o) => o.trim()).filter((o) => o)
+  const errors: string[] = []
+  if (options.length < 2) errors.push('Poll options must have more than one item')
+  if (options.length > POLL_LIMITS.maxOptions)
+    errors.push(`Poll options can't contain more than ${POLL_LIMITS.maxOptions} items`)
+  if (options.some((o) => length(o) > POLL_LIMITS.maxOptionChars))
+    errors.push(`Poll options cannot be longer than ${POLL_LIMITS.maxOptionChars} characters each`)
+  if (new Set(options).size !== options.length) errors.push('Poll options contain duplicate items')
+  if (poll.expiresIn === undefined) errors.push("Poll expires at can't be blank")
+  else if (poll.expiresIn > POLL_LIMITS.maxExpiration)
+    errors.push('Poll expires at is too far into the future')
+  else if (poll.expiresIn < POLL_LIMITS.minExpiration) errors.push('Poll expires at is too soon')
+  if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
+  return options
+}
+
+const expiry = (trx: Knex, seconds: number) => trx.raw('now() + make_interval(secs => ?)', [seconds])
+
+/** Stores a new poll on a status. */
+export async function createPoll(trx: Knex, statusId: string, accountId: string, poll: NewPoll) {
+  const options = checkPoll(poll)
+  await trx('polls').insert({
+    account_id: accountId,
+    status_id: statusId,
+    options,
+    multiple: poll.multiple,
+    hide_totals: poll.hideTotals,
+    expires_at: expiry(trx, poll.expiresIn!),
+    cached_tallies: options.map(() => 0),
+  })
+}
+
+/**
+ * An edit's poll, as Mastodon's UpdateStatusService handles it: a poll replaces the old one's settings and always
+ * restarts its clock (`expires_in` from now); changing the options or `multiple` discards every vote; no poll
+ * removes it. Returns whether anything changed.
+ */
+export async function replacePoll(trx: Knex, statusId: string, accountId: string, poll: NewPoll | undefined) {
+  const previous: PollRow | undefined = await trx('polls').where({ status_id: statusId }).forUpdate().first()
+  if (!poll) {
+    if (previous) await trx('polls').where({ id: previous.id }).delete()
+    return !!previous
+  }
+  if (!previous) {
+    await createPoll(trx, statusId, accountId, poll)
+    return true
+  }
+  const options = checkPoll(poll)
+  const reset = options.join('\n') !== previous.options.join('\n') || poll.multiple !== previous.multiple
+  if (reset) await trx('poll_votes').where({ poll_id: previous.id }).delete()
+  await trx('polls')
+    .where({ id: previous.id })
+    .update({
+      options,
+      multiple: poll.multiple,
+      hide_totals: poll.hideTotals,
+      expires_at: expiry(trx, poll.expiresIn!),
+      updated_at: trx.fn.now(),
+      ...(reset ? { cached_tallies: options.map(() => 0), votes_count: 0, voters_count: 0 } : {}),
+    })
+  return true
+}
+
+/**
+ * Mastodon's VoteService for a local poll, inside the caller's transaction (the poll row is locked, so votes of
+ * one account cannot race each other): one vote per chosen option; Mastodon's 422s for an ended poll, an option
+ * that does not exist, one's own poll, and a second vote (or the same option twice).
+ */
+export async function vote(trx: Knex, pollId: string, accountId: string, choices: number[]) {
+  const poll: PollRow = await trx('polls').where({ id: pollId }).forUpdate().first()
+  const previous: number[] = await trx('poll_votes')
+    .where({ poll_id: poll.id, account_id: accountId })
+    .pluck('choice')
+  const taken = [...previous]
+  for (const choice of choices) {
+    const errors: string[] = []
+    if (new Date(poll.expires_at) <= new Date()) errors.push('The poll has already ended')
+    if (!Number.isInteger(choice) || choice < 0 || choice >= poll.options.length)
+      errors.push('The chosen vote option does not exist')
+    if (poll.account_id === accountId) errors.push('You cannot vote in your own polls')
+    if (poll.multiple ? taken.includes(choice) : taken.length > 0)
+      errors.push('You have already voted on this poll')
+    if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
+    taken.push(choice)
+  }
+  await trx('poll_votes').insert(
+    choices.map((choice) => ({ poll_id: poll.id, account_id: accountId, choice })),
+  )
+  const tallies = poll.options.map(
+    (_, i) => Number(poll.cached_tallies[i] ?? 0) + choices.filter((c) => c === i).length,
+  )
+  await trx('polls')
+    .where({ id: poll.id })
+    .update({
+      cached_tallies: tallies,
+      votes_count: tallies.reduce((a, b) => a + b, 0),
+      voters_count: Number(poll.voters_count) + (previous.length ? 0 : 1),
+      updated_at: trx.fn.now(),
+    })
+}
