@@ -4,14 +4,9 @@ import { Redis } from 'ioredis'
 import { z } from 'zod'
 
 /**
-<<<<<<< HEAD
  * The contracts between processes that travel over BullMQ (docs/activities.md): queue names, event names and
  * payload schemas. Every event is an object whose `event` field names it; the outbox validates it before
  * storing it, workers parse it on receipt. The job name is the event name, the job data the whole event.
-=======
- * The contracts between services that travel over BullMQ (docs/architecture.md, "Events"): queue names, job names
- * and payload schemas. Producers validate before adding; workers parse on receipt.
->>>>>>> da16af0 (Documentation in the repository: docs/architecture.md, docs/operations.md (the README's Operations section, moved), docs/mastodon-compatibility.md; code comments point at docs/, not at files outside the repository)
  */
 export const QUEUES = {
   activities: 'activities',

@@ -20,16 +20,10 @@ const PRUNE_EVERY_MS = 3600 * 1000
 const snowflakeAt = (ms: number) => String(BigInt(ms) << 16n)
 
 /**
-<<<<<<< HEAD
  * The outbox relay (docs/activities.md): moves unpublished outbox rows to BullMQ and marks them published. The
  * job id is the outbox row id, so a row published twice (a crash between publishing and marking) is still one
  * job. It runs in the accounts worker, woken by the NOTIFY each outbox insert sends at commit, with a slow poll
  * as a fallback; several workers share the rows through SKIP LOCKED.
-=======
- * The transactional outbox (docs/architecture.md, "Events"): `add` writes an event in the caller's transaction;
- * the relay moves unpublished rows to BullMQ and marks them published. The BullMQ job id is the outbox row id,
- * so a row published twice (a crash between add and mark) is still one job: at-least-once becomes exactly-once.
->>>>>>> da16af0 (Documentation in the repository: docs/architecture.md, docs/operations.md (the README's Operations section, moved), docs/mastodon-compatibility.md; code comments point at docs/, not at files outside the repository)
  */
 export function createOutboxRelay(options: {
   db: Knex
