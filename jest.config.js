@@ -12,6 +12,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(change-case)/)'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
-  testTimeout: 30000,
+  // Generous: a test stack starts several processes, and a shared 2-core machine can be slow at times.
+  testTimeout: 90000,
   maxWorkers: 2,
 }
