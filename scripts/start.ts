@@ -1,10 +1,11 @@
 // `npm start`: the whole of Roost on this machine, in one command. Uses Postgres and Redis at DATABASE_URL /
 // REDIS_URL when they answer, otherwise runs its own under ROOST_DATA_DIR (default .data/); generates development
 // keys once, migrates, ensures an admin, then runs gateway, accounts, its worker, push API and push worker until
-// Ctrl-C.
-import { spawn } from 'node:child_process'
+// Ctrl-C. The processes run the bundles `npm run build` makes (apps/<app>/dist/*.js, built first: what production
+// runs); `npm run dev` (`--dev`) runs the TypeScript sources with tsx instead. See docs/operations.md.
+import { spawn, spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, chmodSync } from 'node:fs'
+import { existsSync, mkdirSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { migrateAccounts } from '../apps/accounts/src/service'
@@ -15,6 +16,8 @@ import { redisAnswers, startEmbeddedRedis } from './dev/redis'
 import { devSecrets } from './dev/secrets'
 
 const ROOT = path.resolve(__dirname, '..')
+/** `--dev`: run the sources with tsx (no build step, stack traces in TypeScript); otherwise the bundles. */
+const DEV = process.argv.includes('--dev')
 
 /** The processes, their entry points and the port each serves (health and metrics included). */
 const APPS = [
@@ -34,11 +37,42 @@ const cleanups: (() => Promise<void> | void)[] = []
 const children: { name: string; child: ChildProcess }[] = []
 const started: (typeof APPS)[number][] = []
 let stopping: Promise<void> | undefined
+/** `<data dir>/processes.json`: the pid of every process started here (the bench reads their CPU and memory). */
+let processesFile: string | undefined
+const pids: Record<string, number> = {}
+
+/** The bundle `npm run build` makes of an entry point: apps/<app>/src/x.ts → apps/<app>/dist/x.js. */
+const bundleOf = (entry: string) => entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js')
+
+/** `npm run build` (turbo → esbuild, a few seconds; unchanged apps come from turbo's cache). */
+function buildBundles() {
+  const started = Date.now()
+  const turbo = path.join(ROOT, 'node_modules', '.bin', 'turbo')
+  const result = spawnSync(turbo, ['run', 'build', '--output-logs=errors-only'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  })
+  if (result.status !== 0)
+    throw new Error(
+      `npm run build failed (${result.error?.message ?? `exit ${result.status}`}):\n${result.stdout}`,
+    )
+  console.log(`Built the bundles in ${((Date.now() - started) / 1000).toFixed(1)} s (npm run build)`)
+}
+
+function recordPid(name: string, pid: number | undefined) {
+  if (!pid || !processesFile) return
+  pids[name] = pid
+  writeFileSync(processesFile, JSON.stringify(pids, null, 2) + '\n')
+}
 
 async function main() {
   const env: Record<string, string | undefined> = { ...process.env }
   const dataDir = path.resolve(ROOT, env.ROOST_DATA_DIR || '.data')
   mkdirSync(dataDir, { recursive: true })
+  processesFile = path.join(dataDir, 'processes.json')
+  rmSync(processesFile, { force: true })
+  cleanups.push(() => rmSync(processesFile!, { force: true }))
   // As root, the embedded Postgres runs as `postgres`, which must be able to reach its directory inside.
   if (process.getuid?.() === 0) chmodSync(dataDir, 0o711)
 
@@ -68,6 +102,7 @@ async function main() {
     const postgres = startEmbeddedPostgres(path.join(dataDir, 'postgres'), port)
     cleanups.push(() => postgres.stop())
     env.DATABASE_URL = postgres.url
+    recordPid('postgres', postmasterPid(path.join(dataDir, 'postgres')))
     console.log(`Postgres: started at ${postgres.url}`)
   }
   await ensureDatabase(env.DATABASE_URL!)
@@ -80,6 +115,7 @@ async function main() {
     const redis = startEmbeddedRedis(path.join(dataDir, 'redis'), port)
     cleanups.push(() => stopChild('redis', redis.child))
     env.REDIS_URL = redis.url
+    recordPid('redis', redis.child.pid)
     await waitFor('redis', () => redisAnswers(redis.url), 15_000)
     console.log(`Redis: started at ${redis.url}`)
   }
@@ -108,12 +144,15 @@ async function main() {
       `Admin: ${admin.username} <${admin.email}> (already there; its password is the one set when it was created)`,
     )
 
+  if (DEV) console.log('Development mode: running the TypeScript sources with tsx')
+  else buildBundles()
   for (const app of APPS) {
     if (!existsSync(path.join(ROOT, app.entry))) {
       console.warn(`Not starting ${app.name}: ${app.entry} does not exist yet`)
       continue
     }
-    const child = spawn(process.execPath, ['--import', 'tsx', app.entry], {
+    const args = DEV ? ['--import', 'tsx', app.entry] : [bundleOf(app.entry)]
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -121,6 +160,7 @@ async function main() {
     })
     children.push({ name: app.name, child })
     started.push(app)
+    recordPid(app.name, child.pid)
     child.once('exit', (code, signal) => {
       if (stopping) return
       console.error(`${app.name} exited (${signal ?? code}); stopping everything`)
@@ -136,6 +176,7 @@ Roost is running.
   Bull Board (admins):       ${publicUrl}/admin/queues
   Metrics:                   ${started.map((a) => `${a.name} http://127.0.0.1:${env[a.portVar]}/metrics`).join(', ')}
   Data:                      ${dataDir}
+  Running:                   ${DEV ? 'the TypeScript sources with tsx (development mode)' : 'the bundles of npm run build (apps/*/dist)'}
 Press Ctrl-C to stop.`)
 }
 
@@ -193,6 +234,15 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo
   await new Promise((resolve) => server.close(resolve))
   return port
+}
+
+/** The postmaster's pid: the first line of `postmaster.pid` in its data directory. */
+function postmasterPid(dir: string): number | undefined {
+  try {
+    return Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined
+  } catch {
+    return undefined // as root the directory belongs to `postgres`; still readable by root
+  }
 }
 
 const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')

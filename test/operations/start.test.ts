@@ -1,6 +1,6 @@
 import { spawn, execFileSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,9 +10,13 @@ import { freePort } from '@roost/testing'
 const ROOT = path.resolve(__dirname, '../..')
 const ADMIN = { email: 'root@roost.test', password: 'a-long-admin-password' }
 
-/** `npm start` as a user runs it, with Postgres and Redis "configured" where nothing listens. */
-async function start(dataDir: string, ports: Record<string, number>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+/**
+ * `npm start` (or, with `dev`, `npm run dev`) as a user runs it, with Postgres and Redis "configured" where
+ * nothing listens.
+ */
+async function start(dataDir: string, ports: Record<string, number>, mode: 'bundles' | 'dev' = 'bundles') {
+  const args = ['--import', 'tsx', 'scripts/start.ts', ...(mode === 'dev' ? ['--dev'] : [])]
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -45,6 +49,19 @@ async function start(dataDir: string, ports: Record<string, number>) {
   return { child, output: () => output }
 }
 
+/** What each process started by `npm start` runs, from `<data dir>/processes.json` and /proc. */
+const commandLines = (dataDir: string) =>
+  Object.fromEntries(
+    Object.entries(
+      JSON.parse(readFileSync(path.join(dataDir, 'processes.json'), 'utf8')) as Record<string, number>,
+    )
+      .filter(([name]) => name !== 'postgres' && name !== 'redis')
+      .map(([name, pid]) => [
+        name,
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1).join(' '),
+      ]),
+  )
+
 async function stop(child: ChildProcess) {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   child.kill('SIGINT')
@@ -75,7 +92,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-it('boots embedded Postgres and Redis, serves clients through the gateway, stops on SIGINT and reuses its data', async () => {
+it('builds and runs the bundles, boots embedded Postgres and Redis, serves clients through the gateway, stops on SIGINT and reuses its data (then in development mode)', async () => {
   const ports = {
     deadPostgres: await freePort(),
     deadRedis: await freePort(),
@@ -89,6 +106,17 @@ it('boots embedded Postgres and Redis, serves clients through the gateway, stops
   expect(first.output()).toContain('Postgres: nothing answers')
   expect(first.output()).toContain('Redis: nothing answers')
   expect(first.output()).toContain(`Created the admin admin <${ADMIN.email}>`)
+  expect(first.output()).toMatch(/Built the bundles in [\d.]+ s/)
+  // What production runs: node on the bundles of `npm run build`, no tsx.
+  const bundles = commandLines(dataDir)
+  expect(bundles).toMatchObject({
+    gateway: 'apps/gateway/dist/main.js',
+    accounts: 'apps/accounts/dist/main.js',
+    'accounts-worker': 'apps/accounts/dist/worker-main.js',
+    push: 'apps/push/dist/main.js',
+    'push-worker': 'apps/push/dist/worker-main.js',
+  })
+  for (const command of Object.values(bundles)) expect(command).toMatch(/^apps\/[\w-]+\/dist\/[\w-]+\.js$/)
   const startedAt = (what: string) =>
     Number(first.output().match(new RegExp(`${what}: started at \\w+://[^:]+:(\\d+)`))?.[1])
   const pgPort = startedAt('Postgres')
@@ -139,11 +167,15 @@ it('boots embedded Postgres and Redis, serves clients through the gateway, stops
 
   expect(await stop(first.child)).toBe(0)
   expect(leftovers(dataDir, redisPort)).toEqual([])
+  expect(existsSync(path.join(dataDir, 'processes.json'))).toBe(false)
   for (const port of [ports.gateway, ports.accounts, ports.accountsWorker, ports.worker, pgPort, redisPort])
     expect(await portIsFree(port)).toBe(true)
 
-  // A second start keeps the keys, the database and the admin: the first run's token still works.
-  const second = await start(dataDir, ports)
+  // A second start keeps the keys, the database and the admin: the first run's token still works. It runs in
+  // development mode (`npm run dev`): the sources under tsx, no build.
+  const second = await start(dataDir, ports, 'dev')
+  expect(second.output()).not.toContain('Built the bundles')
+  expect(commandLines(dataDir).gateway).toBe('--import tsx apps/gateway/src/main.ts')
   expect(second.output()).not.toContain('Generated development keys')
   expect(second.output()).not.toContain('Created the admin')
   await api().get('/admin/queues/api/queues').set('Authorization', `Bearer ${adminToken}`).expect(200)
