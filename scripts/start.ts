@@ -88,6 +88,7 @@ async function main() {
   }
   for (const [key, value] of Object.entries(defaults)) env[key] ||= value
   for (const app of APPS) env[app.portVar] ||= String(app.port)
+  env.GATEWAY_METRICS_PORT ||= '3009' // the gateway's /metrics is on this internal port, not its public one
   env.PUBLIC_URL ||= `http://localhost:${env.GATEWAY_PORT}`
   env.ACCOUNTS_URL ||= `http://127.0.0.1:${env.ACCOUNTS_PORT}`
   env.PUSH_URL ||= `http://127.0.0.1:${env.PUSH_PORT}`
@@ -174,7 +175,7 @@ async function main() {
 Roost is running.
   API (Mastodon-compatible): ${publicUrl}/api/v1/…   (OAuth: ${publicUrl}/oauth/authorize)
   Bull Board (admins):       ${publicUrl}/admin/queues
-  Metrics:                   ${started.map((a) => `${a.name} http://127.0.0.1:${env[a.portVar]}/metrics`).join(', ')}
+  Metrics:                   ${started.map((a) => `${a.name} http://127.0.0.1:${env[a.name === 'gateway' ? 'GATEWAY_METRICS_PORT' : a.portVar]}/metrics`).join(', ')}
   Data:                      ${dataDir}
   Running:                   ${DEV ? 'the TypeScript sources with tsx (development mode)' : 'the bundles of npm run build (apps/*/dist)'}
 Press Ctrl-C to stop.`)

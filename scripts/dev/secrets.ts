@@ -7,6 +7,7 @@ import { generateSigningKey } from '../../apps/accounts/src/oauth/keys'
 export interface DevSecrets {
   OAUTH_SIGNING_KEYS: string
   SESSION_SECRET: string
+  GATEWAY_SECRET: string
   VAPID_PUBLIC_KEY: string
   VAPID_PRIVATE_KEY: string
 }
@@ -17,11 +18,19 @@ export interface DevSecrets {
  */
 export async function devSecrets(dataDir: string): Promise<DevSecrets> {
   const file = path.join(dataDir, 'secrets.json')
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as DevSecrets
+    if (kept.GATEWAY_SECRET) return kept
+    // Made before the gateway signed client addresses: add the one key it lacks, keep the others.
+    kept.GATEWAY_SECRET = randomBytes(32).toString('base64url')
+    writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 })
+    return kept
+  }
   const vapid = webpush.generateVAPIDKeys()
   const secrets: DevSecrets = {
     OAUTH_SIGNING_KEYS: JSON.stringify([await generateSigningKey()]),
     SESSION_SECRET: randomBytes(32).toString('base64url'),
+    GATEWAY_SECRET: randomBytes(32).toString('base64url'),
     VAPID_PUBLIC_KEY: vapid.publicKey,
     VAPID_PRIVATE_KEY: vapid.privateKey,
   }

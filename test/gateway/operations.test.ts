@@ -60,15 +60,16 @@ describe('X-Request-Id', () => {
 
 describe('health and metrics of every process', () => {
   const services = () => ({
-    gateway: { url: stack.url, checks: ['redis'] },
-    accounts: { url: stack.accountsUrl, checks: ['postgres', 'redis'] },
-    push: { url: stack.pushUrl, checks: ['postgres', 'redis'] },
+    // The gateway's metrics are on its internal port (GATEWAY_METRICS_PORT), the others' on their own.
+    gateway: { url: stack.url, metricsUrl: stack.gateway.metricsUrl, checks: ['redis'] },
+    accounts: { url: stack.accountsUrl, metricsUrl: stack.accountsUrl, checks: ['postgres', 'redis'] },
+    push: { url: stack.pushUrl, metricsUrl: stack.pushUrl, checks: ['postgres', 'redis'] },
   })
 
   it.each(['gateway', 'accounts', 'push'] as const)(
     '%s: /health/live, /health/ready, /metrics',
     async (name) => {
-      const { url, checks } = services()[name]
+      const { url, metricsUrl, checks } = services()[name]
       const live = await fetch(`${url}/health/live`)
       expect(live.status).toBe(200)
       expect(await live.json()).toEqual({ status: 'ok' })
@@ -80,7 +81,7 @@ describe('health and metrics of every process', () => {
         checks: Object.fromEntries(checks.map((c) => [c, 'ok'])),
       })
 
-      const metrics = await fetch(`${url}/metrics`)
+      const metrics = await fetch(`${metricsUrl}/metrics`)
       expect(metrics.status).toBe(200)
       expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/)
       const text = await metrics.text()
@@ -93,6 +94,17 @@ describe('health and metrics of every process', () => {
   )
 })
 
+describe('the gateway keeps its metrics off the public port', () => {
+  it('answers 404 for /metrics on the public port, and serves them on GATEWAY_METRICS_PORT', async () => {
+    const res = await stack.api().get('/metrics').expect(404)
+    expect(res.body).toEqual({ error: 'Not Found' })
+    await stack.api().get('/api/openapi.json').expect(200)
+    expect(stack.gateway.metricsUrl).not.toBe(stack.url)
+    const metrics = await fetch(`${stack.gateway.metricsUrl}/metrics`)
+    expect(await metrics.text()).toContain('route="/api/openapi.json"')
+  })
+})
+
 describe('graceful shutdown', () => {
   it('the gateway process exits 0 on SIGTERM', async () => {
     const port = await freePort()
@@ -102,6 +114,8 @@ describe('graceful shutdown', () => {
         ...process.env,
         LOG_LEVEL: 'silent',
         GATEWAY_PORT: String(port),
+        GATEWAY_METRICS_PORT: '0',
+        GATEWAY_SECRET: 'test-gateway-secret-that-is-long-enough-0123456789',
         REDIS_URL: TEST_REDIS_URL,
         REDIS_PREFIX: createRedisPrefix(),
       },

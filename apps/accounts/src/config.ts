@@ -17,6 +17,8 @@ export const accountsEnv = baseEnv.extend({
   OAUTH_PASSWORD_GRANT: envFlag(false),
   /** Signs the sign-in session cookie of the OAuth pages. */
   SESSION_SECRET: z.string().min(32),
+  /** Checks the gateway's signature on the client address it forwards (the gateway's GATEWAY_SECRET). */
+  GATEWAY_SECRET: z.string().min(32),
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
   /** Where uploaded avatars, headers and attachments are kept (served back at /media/<file>). */

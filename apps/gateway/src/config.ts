@@ -29,6 +29,8 @@ const envCidrs = z
 /** The gateway's environment (documented in .env.example). */
 export const gatewayEnv = baseEnv.extend({
   GATEWAY_PORT: envPort(3000),
+  /** Internal port of /metrics (and the health checks): metrics are not served on the public port. */
+  GATEWAY_METRICS_PORT: envPort(3009),
   ACCOUNTS_URL: z.url().default('http://127.0.0.1:3001'),
   PUSH_URL: z.url().default('http://127.0.0.1:3002'),
   /** Upstream sockets kept open per service. */
@@ -39,6 +41,11 @@ export const gatewayEnv = baseEnv.extend({
    * Empty (the default) trusts nobody: the client address is the socket peer. See client-address.ts.
    */
   TRUSTED_PROXIES: envCidrs,
+  /**
+   * Signs the client address the gateway hands to the services (HMAC), so that a request sent straight to a
+   * service's port cannot choose its address. The same value on the gateway and the accounts service.
+   */
+  GATEWAY_SECRET: z.string().min(32),
 
   /** `off` disables every rate limit (development); anything else keeps them on. */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),

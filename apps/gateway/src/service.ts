@@ -1,3 +1,5 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Router } from 'express'
 import type { RequestHandler } from 'express'
 import { createRemoteJWKSet } from 'jose'
@@ -5,13 +7,23 @@ import { Redis } from 'ioredis'
 import {
   authenticate,
   CLIENT_ADDRESS_HEADER,
+  CLIENT_ADDRESS_SIGNATURE_HEADER,
   createTokenVerifier,
   issuerOf,
   RevocationList,
+  signClientAddress,
 } from '@roost/auth'
 import { bySpecificity, openApiDocument, ROUTES } from '@roost/routes'
 import type { Upstream } from '@roost/routes'
-import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
+import {
+  createApp,
+  createLogger,
+  createMetricsApp,
+  createMetrics,
+  finishApp,
+  HttpError,
+  lifecycle,
+} from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
 import { mountCors } from './cors'
@@ -47,18 +59,23 @@ export async function createGateway(config: GatewayConfig) {
     push: createProxy(config.PUSH_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
   }
 
-  const app = createApp({
-    logger,
-    metrics: createMetrics('gateway'),
-    readiness: { redis: () => redis.ping() },
-  })
+  const metrics = createMetrics('gateway')
+  const readiness = { redis: () => redis.ping() }
+  // /metrics is for Prometheus, not for the public: it goes on an internal port (GATEWAY_METRICS_PORT), as the
+  // workers' metrics do, together with the health checks.
+  const app = createApp({ logger, metrics, readiness, serveMetrics: false })
+  const internal = createMetricsApp({ metrics, readiness })
+  let internalServer: http.Server | undefined
+  let internalUrl = ''
   mountCors(app) // first, so that every answer on the API paths carries the CORS headers, errors included
-  // The resolved client address replaces whatever the client sent in the header the services read.
+  // The resolved client address replaces whatever the client sent in the header the services read, signed with
+  // GATEWAY_SECRET: the services believe the header only with a valid signature (docs/security.md).
   // `no_access` answers JSON like every other Roost error (Mastodon sends text/plain "Forbidden\n";
   // clients treat both as a 403, and JSON lets them show the `error`).
   app.use(async (req, _res, next) => {
     const address = clientAddress(req)
     req.headers[CLIENT_ADDRESS_HEADER] = address
+    req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signClientAddress(config.GATEWAY_SECRET, address)
     if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
     next()
   })
@@ -103,11 +120,28 @@ export async function createGateway(config: GatewayConfig) {
       requestTimeout: config.GATEWAY_REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: 1000,
     },
+    async afterStart() {
+      internalServer = http.createServer(internal)
+      await new Promise<void>((resolve, reject) => {
+        internalServer!.once('error', reject)
+        internalServer!.listen(config.GATEWAY_METRICS_PORT, config.BIND_HOST, resolve)
+      })
+      internalUrl = `http://${config.BIND_HOST}:${(internalServer.address() as AddressInfo).port}`
+    },
     async close() {
+      if (internalServer) {
+        const closed = new Promise((resolve) => internalServer!.close(resolve))
+        internalServer.closeAllConnections()
+        await closed
+      }
       for (const upstream of Object.values(upstreams)) upstream.close()
       await board.close()
       await redis.quit().catch(() => redis.disconnect()) // quit, not disconnect: no 2 s timer left behind
     },
   })
-  return { ...service, app }
+  // Object.assign keeps `url` a live getter (a spread would copy it before start()); `metricsUrl` is the
+  // internal server of /metrics and the health checks, once started.
+  const gateway = Object.assign(service, { app })
+  Object.defineProperty(gateway, 'metricsUrl', { get: () => internalUrl })
+  return gateway as typeof gateway & { readonly metricsUrl: string }
 }

@@ -1,12 +1,5 @@
 import type { Redis } from 'ioredis'
 
-/**
- * The header in which the gateway hands the resolved client address to the services (apps/gateway/src/
- * client-address.ts). The gateway always overwrites it, so a client cannot choose it, and only the gateway
- * reaches the services (docs/operations.md, "Kubernetes"); services read the client address from here only.
- */
-export const CLIENT_ADDRESS_HEADER = 'x-real-ip'
-
 /** Mastodon's IP block severities, weakest first. */
 export const IP_SEVERITIES = ['sign_up_requires_approval', 'sign_up_block', 'no_access'] as const
 export type IpSeverity = (typeof IP_SEVERITIES)[number]

@@ -14,6 +14,8 @@ export interface AppOptions {
   metrics: Registry
   /** Checks `/health/ready` runs: each throws when its dependency does not answer. */
   readiness: Record<string, () => Promise<unknown>>
+  /** false: no `/metrics` on this app (the gateway serves it on an internal port of its own). */
+  serveMetrics?: boolean
 }
 
 /** A registry per service instance, so several services can live in one process (tests) without clashing. */
@@ -28,7 +30,7 @@ export function createMetrics(service: string): Registry {
  * The express app every Roost process starts from: request ids, JSON logs, health and metrics endpoints.
  * Routes go on after this; `finishApp` adds the 404 and error handlers last.
  */
-export function createApp({ logger, metrics, readiness }: AppOptions): Express {
+export function createApp({ logger, metrics, readiness, serveMetrics = true }: AppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
   // `id[]=1&id[]=2` → { id: ['1', '2'] }, as Rails reads it. qs turns more than `arrayLimit` (20 by default)
@@ -65,6 +67,12 @@ export function createApp({ logger, metrics, readiness }: AppOptions): Express {
     }),
   )
 
+  mountHealth(app, readiness)
+  if (serveMetrics) mountMetrics(app, metrics)
+  return app
+}
+
+function mountHealth(app: Express, readiness: AppOptions['readiness']) {
   app.get('/health/live', (_req, res) => {
     res.json({ status: 'ok' })
   })
@@ -84,10 +92,24 @@ export function createApp({ logger, metrics, readiness }: AppOptions): Express {
     )
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks })
   })
+}
+
+function mountMetrics(app: Express, metrics: Registry) {
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics())
   })
-  return app
+}
+
+/**
+ * An internal app with only `/metrics` and the health checks, for a process whose main port is public (the
+ * gateway): Prometheus scrapes it on a port the outside cannot reach.
+ */
+export function createMetricsApp({ metrics, readiness }: Pick<AppOptions, 'metrics' | 'readiness'>): Express {
+  const app = express()
+  app.disable('x-powered-by')
+  mountHealth(app, readiness)
+  mountMetrics(app, metrics)
+  return finishApp(app)
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,6 +1,6 @@
 import net from 'node:net'
 import type { Request } from 'express'
-import { CLIENT_ADDRESS_HEADER, IP_SEVERITIES, IpRuleSet } from '@roost/auth'
+import { IP_SEVERITIES, IpRuleSet, trustedClientAddress } from '@roost/auth'
 import type { IpSeverity } from '@roost/auth'
 import type { AccountsContext } from '../context'
 
@@ -49,12 +49,8 @@ export async function ipSignUpSeverity(
 }
 
 /**
- * The client's address as the gateway resolved it (it always overwrites CLIENT_ADDRESS_HEADER); the socket
- * peer when a request reaches the service directly (tests, health checks).
+ * The client's address: the one the gateway resolved and signed, or the socket peer when the request did not
+ * come through the gateway (packages/auth client-address.ts).
  */
-export function clientAddress(req: Request): string | undefined {
-  const forwarded = req.headers[CLIENT_ADDRESS_HEADER]
-  if (typeof forwarded === 'string' && net.isIP(forwarded)) return forwarded
-  const peer = req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')
-  return peer && net.isIP(peer) ? peer : undefined
-}
+export const clientAddress = (ctx: AccountsContext, req: Request): string | undefined =>
+  trustedClientAddress(req, ctx.config.GATEWAY_SECRET)

@@ -22,7 +22,7 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   if (ctx.config.REGISTRATIONS_MODE === 'none') throw forbidden('Forbidden')
   // IP rules (Mastodon's `allowed_registration?` and User#sign_up_from_ip_requires_approval?). The gateway
   // already refuses blocked addresses; this is the service's own check, from the rules in its database.
-  const severity = await ipSignUpSeverity(ctx, clientAddress(req))
+  const severity = await ipSignUpSeverity(ctx, clientAddress(ctx, req))
   if (severity === 'sign_up_block' || severity === 'no_access') throw forbidden('Forbidden')
 
   const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: token.clientId }).first()

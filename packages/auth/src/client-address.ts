@@ -1,0 +1,53 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import net from 'node:net'
+import type { IncomingMessage } from 'node:http'
+
+/**
+ * The header in which the gateway hands the resolved client address to the services (apps/gateway/src/
+ * client-address.ts), and the header that proves the gateway wrote it. The gateway always overwrites both, so a
+ * client cannot choose them through it; a request sent straight to a service's port carries no valid signature,
+ * so the service takes its socket peer instead (docs/security.md, "The client address").
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-real-ip'
+export const CLIENT_ADDRESS_SIGNATURE_HEADER = 'x-roost-address-signature'
+
+/** How long a signature is accepted: covers clock skew between hosts, keeps a captured header short-lived. */
+const SIGNATURE_LIFETIME_MS = 60_000
+
+const mac = (secret: string, address: string, issuedAt: number) =>
+  createHmac('sha256', secret).update(`${issuedAt}\n${address}`).digest('base64url')
+
+/** `<milliseconds>.<HMAC-SHA256(secret, "<milliseconds>\n<address>")>`, written by the gateway. */
+export function signClientAddress(secret: string, address: string, now = Date.now()): string {
+  return `${now}.${mac(secret, address, now)}`
+}
+
+/** `::ffff:1.2.3.4` → `1.2.3.4`; undefined for anything that is not an IP address. */
+export function plainAddress(address: string | undefined): string | undefined {
+  const value = address?.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')
+  return value && net.isIP(value) ? value.toLowerCase() : undefined
+}
+
+/**
+ * The client's address as a service sees it: the gateway's address header when its signature is valid and
+ * fresh, else the socket peer (a request that did not come through the gateway: health checks, tests, or an
+ * attacker who reached the service's port and whose spoofed `X-Real-IP` is therefore ignored).
+ */
+export function trustedClientAddress(
+  req: IncomingMessage,
+  secret: string,
+  now = Date.now(),
+): string | undefined {
+  const address = req.headers[CLIENT_ADDRESS_HEADER]
+  const signature = req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER]
+  if (typeof address === 'string' && typeof signature === 'string' && plainAddress(address) === address) {
+    const [issued = '', given = ''] = signature.split('.')
+    const issuedAt = Number(issued)
+    if (/^\d{1,15}$/.test(issued) && Math.abs(now - issuedAt) <= SIGNATURE_LIFETIME_MS) {
+      const expected = Buffer.from(mac(secret, address, issuedAt))
+      const actual = Buffer.from(given)
+      if (actual.length === expected.length && timingSafeEqual(actual, expected)) return address
+    }
+  }
+  return plainAddress(req.socket.remoteAddress)
+}
