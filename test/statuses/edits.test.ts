@@ -171,3 +171,62 @@ describe('GET /api/v1/statuses/:id/history and /source', () => {
     await alice.get(`/api/v1/statuses/${secret}/history`).expect(200)
   })
 })
+
+describe('what an edit tells others (through the accounts worker)', () => {
+  const notificationsOf = async (user: TestUser, type: string) =>
+    (await user.get(`/api/v1/notifications?types[]=${type}`).expect(200)).body as {
+      id: string
+      type: string
+      account: { id: string }
+      status: { id: string; content: string; edited_at: string | null }
+    }[]
+
+  it('sends an `update` to everyone who boosted it, one per booster, replaced by each later edit', async () => {
+    const carol = await signUp(stack)
+    const id = await post(alice, 'boost me')
+    await bob.post(`/api/v1/statuses/${id}/reblog`).expect(200)
+    await carol.post(`/api/v1/statuses/${id}/reblog`).expect(200)
+    await stack.drain()
+    expect(await notificationsOf(bob, 'update')).toEqual([])
+
+    await put(alice, id, { status: 'boost me, edited' }).expect(200)
+    await stack.drain()
+    const [first, ...none] = await notificationsOf(bob, 'update')
+    expect(none).toEqual([])
+    expect(first).toMatchObject({
+      type: 'update',
+      account: { id: alice.id },
+      status: { id, content: '<p>boost me, edited</p>', edited_at: expect.any(String) },
+    })
+    expect(await notificationsOf(carol, 'update')).toHaveLength(1)
+    // The author is not told of their own edit.
+    expect(await notificationsOf(alice, 'update')).toEqual([])
+
+    await put(alice, id, { status: 'boost me, edited twice' }).expect(200)
+    await stack.drain()
+    const [second, ...rest] = await notificationsOf(bob, 'update')
+    expect(rest).toEqual([])
+    expect(second!.id).not.toBe(first!.id)
+    expect(second!.status.content).toBe('<p>boost me, edited twice</p>')
+
+    // An edit that changes nothing is swallowed, so it tells no one.
+    await put(alice, id, { status: 'boost me, edited twice' }).expect(200)
+    await stack.drain()
+    expect((await notificationsOf(bob, 'update')).map((n) => n.id)).toEqual([second!.id])
+  })
+
+  it('notifies an account the new version mentions for the first time, and nobody twice', async () => {
+    const dave = await signUp(stack, { username: 'dave' })
+    const id = await post(alice, 'hello @bob')
+    await stack.drain()
+    const mentions = async (user: TestUser) =>
+      (await notificationsOf(user, 'mention')).filter((n) => n.status.id === id)
+    expect(await mentions(bob)).toHaveLength(1)
+    expect(await mentions(dave)).toHaveLength(0)
+
+    await put(alice, id, { status: 'hello @bob and @dave' }).expect(200)
+    await stack.drain()
+    expect(await mentions(bob)).toHaveLength(1)
+    expect(await mentions(dave)).toHaveLength(1)
+  })
+})

@@ -7,9 +7,16 @@ import { baseEnv, envFlag, envPort, parseConfig } from '@roost/service'
  */
 const USER_ACTIVE_DAYS = z.coerce.number().int().positive().default(7)
 
+/**
+ * The shortest poll, in seconds (Mastodon's 300, shown in /api/v2/instance). Only tests lower it, to see polls end
+ * within seconds. Read by the accounts service and its worker (which publishes scheduled statuses with polls).
+ */
+const POLL_MIN_EXPIRATION_SECONDS = z.coerce.number().int().min(1).default(300)
+
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
+  POLL_MIN_EXPIRATION_SECONDS,
   ACCOUNTS_PORT: envPort(3001),
   /** A JSON array of private JWKs (ES256, each with a `kid`); the first signs, all verify (key rotation). */
   OAUTH_SIGNING_KEYS: z.string().min(1),
@@ -62,6 +69,7 @@ export const loadAccountsConfig = (env: Record<string, string | undefined>) => p
 export const accountsWorkerEnv = baseEnv.extend({
   ACCOUNTS_WORKER_PORT: envPort(3004),
   USER_ACTIVE_DAYS,
+  POLL_MIN_EXPIRATION_SECONDS,
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**

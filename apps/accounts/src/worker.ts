@@ -1,9 +1,9 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq'
+import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq'
 import type { Job } from 'bullmq'
 import { Counter, Histogram } from 'prom-client'
 import { createDatabase } from '@roost/db'
-import type { Activity } from '@roost/events'
-import { activity, bullPrefix, createProducers, createRedis, QUEUES } from '@roost/events'
+import type { Activity, Timer } from '@roost/events'
+import { activity, bullPrefix, createProducers, createRedis, QUEUES, timer } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { Consumer } from './activities/consumer'
 import { feedsConsumer } from './activities/feeds'
@@ -13,6 +13,12 @@ import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
 import { createFeedStore } from './feeds/store'
 import { createOutboxRelay } from './outbox/relay'
+import { endPoll, overduePolls } from './timers/polls'
+
+/** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
+const SWEEP_EVERY_MS = 60_000
+/** A timer counts as lost when its moment is this far past. */
+const SWEEP_GRACE_MS = 60_000
 
 /**
  * The accounts worker (docs/activities.md): relays the outbox to BullMQ, and consumes the activities the
@@ -53,6 +59,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     onPublished: (n) => published.inc(n),
   })
   const activities = new Queue(QUEUES.activities, { connection, prefix })
+  const timers = new Queue(QUEUES.timers, { connection, prefix })
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const consumers: Consumer[] = [
     notificationsConsumer(db, urlsOf(config.PUBLIC_URL)),
@@ -76,7 +83,53 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     }
   }
 
+  const urls = urlsOf(config.PUBLIC_URL)
+  /** What each timer does; a date means "not yet: run again then". */
+  const timerHandlers: {
+    [N in Timer['event']]: (t: Extract<Timer, { event: N }>) => Promise<Date | undefined>
+  } = {
+    'poll.expired': (t) => endPoll(db, urls, t.pollId),
+  }
+
+  async function runTimer(job: Job, token?: string) {
+    const parsed = timer.safeParse(job.data)
+    if (!parsed.success) throw new UnrecoverableError(`invalid timer: ${parsed.error.message}`)
+    const t: Timer = parsed.data
+    const stop = duration.startTimer({ event: t.event })
+    try {
+      const later = await (timerHandlers[t.event] as (t: Timer) => Promise<Date | undefined>)(t)
+      handled.inc({ event: t.event, outcome: later ? 'early' : 'done' })
+      if (later) {
+        await job.moveToDelayed(later.getTime(), token)
+        throw new DelayedError()
+      }
+    } catch (err) {
+      if (!(err instanceof DelayedError)) handled.inc({ event: t.event, outcome: 'failed' })
+      throw err
+    } finally {
+      stop()
+    }
+  }
+
+  /**
+   * Timers whose job was lost (Redis restarted without its data) are found in Postgres and set again. Job ids are
+   * deterministic, so a sweep adds nothing while such a job is pending, and the handlers do their work once.
+   */
+  async function sweep() {
+    const polls = await overduePolls(db, SWEEP_GRACE_MS)
+    if (polls.length)
+      await timers.addBulk(
+        polls.map((p) => ({
+          name: 'poll.expired',
+          data: { event: 'poll.expired', pollId: p.id, runAt: new Date(p.expires_at).toISOString() },
+          opts: { jobId: `sweep-poll-${p.id}` },
+        })),
+      )
+  }
+
   let worker: Worker | undefined
+  let timersWorker: Worker | undefined
+  let sweeper: NodeJS.Timeout | undefined
   const app = createApp({
     logger,
     metrics,
@@ -85,6 +138,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       redis: () => redis.ping(),
       worker: async () => {
         if (!worker?.isRunning()) throw new Error('the activities worker is not running')
+        if (!timersWorker?.isRunning()) throw new Error('the timers worker is not running')
       },
     },
   })
@@ -111,13 +165,33 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
         ),
       )
       worker.on('error', (err) => logger.error({ err }, 'activities worker error'))
+      timersWorker = new Worker(QUEUES.timers, runTimer, {
+        connection,
+        prefix,
+        concurrency: config.ACCOUNTS_WORKER_CONCURRENCY,
+        lockDuration: config.ACCOUNTS_WORKER_LOCK_MS,
+        stalledInterval: config.ACCOUNTS_WORKER_LOCK_MS,
+        maxStalledCount: 10,
+      })
+      timersWorker.on('failed', (job, err) =>
+        logger.warn({ err, jobId: job?.id, event: job?.name, attempts: job?.attemptsMade }, 'timer failed'),
+      )
+      timersWorker.on('error', (err) => logger.error({ err }, 'timers worker error'))
       relay.start()
+      sweeper = setInterval(
+        () => void sweep().catch((err) => logger.warn({ err }, 'timer sweep failed; will retry')),
+        SWEEP_EVERY_MS,
+      )
+      sweeper.unref()
     },
     async close() {
       // Both finish what they are doing first: the relay its batch, the worker its jobs in progress.
+      clearInterval(sweeper)
       await relay.stop()
       await worker?.close()
+      await timersWorker?.close()
       await activities.close()
+      await timers.close()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
@@ -137,7 +211,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   }
 
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
-  return Object.assign(service, { db, metrics, relay, activities, feeds, idle })
+  return Object.assign(service, { db, metrics, relay, activities, timers, feeds, idle, sweep })
 }
 
 export type AccountsWorker = Awaited<ReturnType<typeof createAccountsWorker>>

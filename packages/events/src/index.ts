@@ -13,6 +13,7 @@ export const QUEUES = {
   notifications: 'notifications',
   pushDeliveries: 'push-deliveries',
   accountEvents: 'account-events',
+  timers: 'timers',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -37,6 +38,8 @@ const muteFacts = { muteId: id, accountId: id, targetAccountId: id }
  */
 export const activity = z.discriminatedUnion('event', [
   event('status.created', statusFacts),
+  // An edit (docs/statuses.md): `editId` is the version it made (a status_edits row).
+  event('status.updated', { ...statusFacts, editId: id }),
   event('status.deleted', {
     ...statusFacts,
     visibility: z.enum(['public', 'unlisted', 'private', 'direct']),
@@ -125,6 +128,18 @@ export const accountEvent = z.discriminatedUnion('event', [
 ])
 export type AccountEvent = z.infer<typeof accountEvent>
 
+/**
+ * Timers: work that must happen at a given moment, `runAt` (docs/activities.md, "Timers"). The outbox publishes
+ * them as delayed jobs on the `timers` queue, which the accounts worker consumes; a job that runs early (clocks
+ * differ) waits again, and the rows they act on say whether anything is left to do, so a timer run twice does it
+ * once.
+ */
+export const timer = z.discriminatedUnion('event', [
+  // A poll's end: `poll` notifications to its author and voters.
+  event('poll.expired', { pollId: id, runAt: z.iso.datetime() }),
+])
+export type Timer = z.infer<typeof timer>
+
 export const JOB_NAMES = {
   notificationCreated: 'notification.created',
 } as const
@@ -134,6 +149,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   ...activity.options,
   event(JOB_NAMES.notificationCreated, notificationCreated.shape),
   ...accountEvent.options,
+  ...timer.options,
 ])
 export type OutboxEvent = z.infer<typeof outboxEvent>
 export type EventName = OutboxEvent['event']
@@ -142,6 +158,7 @@ const queues = new Map<string, QueueName>([
   ...activity.options.map((o) => [o.shape.event.value, QUEUES.activities] as const),
   [JOB_NAMES.notificationCreated, QUEUES.notifications],
   ...accountEvent.options.map((o) => [o.shape.event.value, QUEUES.accountEvents] as const),
+  ...timer.options.map((o) => [o.shape.event.value, QUEUES.timers] as const),
 ])
 export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
@@ -176,7 +193,12 @@ export const defaultJobOptions: JobsOptions = {
  */
 const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   [QUEUES.activities]: { ...defaultJobOptions, attempts: 12, removeOnComplete: { age: 3600, count: 10_000 } },
+  [QUEUES.timers]: { ...defaultJobOptions, attempts: 12 },
 }
+
+/** How long from now a timer's job waits (none for other events, or a moment already past). */
+export const delayOf = (e: OutboxEvent, now = Date.now()) =>
+  'runAt' in e ? Math.max(0, Date.parse(e.runAt) - now) : 0
 
 /**
  * The queues the outbox publishes to. `jobId` makes every add idempotent: an event published twice (a crash
@@ -203,7 +225,10 @@ export function createProducers(connection: ConnectionOptions | Redis, redisPref
         const data = outboxEvent.parse(e.event)
         const name = queueOf(data.event)
         if (!byQueue.has(name)) byQueue.set(name, [])
-        byQueue.get(name)!.push({ name: data.event, data, opts: { jobId: e.jobId } })
+        const delay = delayOf(data)
+        byQueue
+          .get(name)!
+          .push({ name: data.event, data, opts: { jobId: e.jobId, ...(delay ? { delay } : {}) } })
       }
       for (const [name, jobs] of byQueue) await queue(name).addBulk(jobs)
     },

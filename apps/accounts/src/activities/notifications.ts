@@ -18,21 +18,27 @@ export function notificationsConsumer(db: Knex, urls: Urls): Consumer {
       if (row) await work(trx, row)
     })
 
+  /** Mentions notify the mentioned accounts, once per status (an edit that adds a mention notifies the new one). */
+  const notifyMentioned = async (trx: Knex, status: StatusRow) => {
+    const mentioned: string[] = await trx('mentions')
+      .where({ status_id: status.id })
+      .orderBy('account_id')
+      .pluck('account_id')
+    for (const recipientId of mentioned)
+      await notify(trx, urls, {
+        type: 'mention',
+        recipientId,
+        senderId: status.account_id,
+        statusId: status.id,
+        activityId: status.id,
+      })
+    return mentioned
+  }
+
   return {
     'status.created': (a) =>
       whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
-        const mentioned: string[] = await trx('mentions')
-          .where({ status_id: status.id })
-          .orderBy('account_id')
-          .pluck('account_id')
-        for (const recipientId of mentioned)
-          await notify(trx, urls, {
-            type: 'mention',
-            recipientId,
-            senderId: status.account_id,
-            statusId: status.id,
-            activityId: status.id,
-          })
+        const mentioned = await notifyMentioned(trx, status)
         // Followers who asked to hear of new posts, except for direct messages and replies (mentioned ones were told).
         if (status.visibility === 'direct' || status.in_reply_to_id) return
         const watchers: string[] = await trx('follows')
@@ -48,6 +54,38 @@ export function notificationsConsumer(db: Knex, urls: Urls): Consumer {
             statusId: status.id,
             activityId: status.id,
           })
+      }),
+
+    /**
+     * An edit (Mastodon's FanOutOnWriteService with `update`): accounts mentioned for the first time are notified,
+     * and everyone who boosted the status gets an `update` notification that replaces the one of an earlier edit.
+     * The notification is keyed by the edit (status_edits row), so a replay adds nothing and an older edit
+     * handled late does not replace a newer one's.
+     */
+    'status.updated': (a) =>
+      whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
+        await notifyMentioned(trx, status)
+        const boosters: string[] = await trx('statuses')
+          .where({ reblog_of_id: status.id })
+          .orderBy('account_id')
+          .distinct()
+          .pluck('account_id')
+        for (const recipientId of boosters) {
+          const earlier = trx('notifications').where({
+            account_id: recipientId,
+            type: 'update',
+            status_id: status.id,
+          })
+          if (await earlier.clone().where('activity_id', '>=', a.editId).first('id')) continue
+          await earlier.clone().delete()
+          await notify(trx, urls, {
+            type: 'update',
+            recipientId,
+            senderId: status.account_id,
+            statusId: status.id,
+            activityId: a.editId,
+          })
+        }
       }),
 
     'reblog.created': (a) =>

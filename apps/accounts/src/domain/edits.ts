@@ -3,6 +3,7 @@ import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
 import { attachmentsOf } from '../entities/status'
+import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { replacePoll } from './polls'
 import { attachableMedia, checkText, mentionedAccounts, storeMentionsAndTags } from './statuses'
@@ -53,17 +54,20 @@ async function snapshot(
   editorId: string,
   at: Date,
 ) {
-  await trx('status_edits').insert({
-    status_id: status.id,
-    account_id: editorId,
-    text: status.text,
-    spoiler_text: status.spoiler_text,
-    sensitive: status.sensitive,
-    ordered_media_attachment_ids: media.map((m) => m.id),
-    media_descriptions: media.map((m) => m.description),
-    poll_options: pollOptions,
-    created_at: at,
-  })
+  const [row] = await trx('status_edits')
+    .insert({
+      status_id: status.id,
+      account_id: editorId,
+      text: status.text,
+      spoiler_text: status.spoiler_text,
+      sensitive: status.sensitive,
+      ordered_media_attachment_ids: media.map((m) => m.id),
+      media_descriptions: media.map((m) => m.description),
+      poll_options: pollOptions,
+      created_at: at,
+    })
+    .returning('id')
+  return row.id as string
 }
 
 /**
@@ -124,10 +128,24 @@ export async function editStatus(
       edited_at: trx.fn.now(),
     })
     .returning('*')
-  await snapshot(trx, updated!, media, await pollOptionsOf(trx, status.id), editorId, updated!.edited_at!)
+  const editId = await snapshot(
+    trx,
+    updated!,
+    media,
+    await pollOptionsOf(trx, status.id),
+    editorId,
+    updated!.edited_at!,
+  )
 
   const before = new Set<string>(await trx('mentions').where({ status_id: status.id }).pluck('account_id'))
   const mentioned = await mentionedAccounts(trx, next.text)
   await storeMentionsAndTags(trx, status.id, next.text, mentioned)
+  // The accounts worker notifies new mentions and those who boosted it (`update`).
+  await outbox.add(trx, {
+    event: 'status.updated',
+    statusId: status.id,
+    accountId: status.account_id,
+    editId,
+  })
   return { status: updated!, changed, newlyMentioned: mentioned.filter((a) => !before.has(a.id)) }
 }

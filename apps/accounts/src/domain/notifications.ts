@@ -17,12 +17,13 @@ export interface NewNotification {
 
 /**
  * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction: drops the
- * notification for self-actions, a suspended or remote recipient, a sender the recipient blocks or muted with
+ * notification for self-actions (except a poll's end), a suspended or remote recipient, a sender the recipient blocks or muted with
  * notifications, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event. A replayed activity finds
  * its notification there already and adds nothing. Returns whether a notification was created.
  */
 export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise<boolean> {
-  if (n.recipientId === n.senderId) return false
+  // A poll's end is news to its own author too (Mastodon exempts `poll` from the self-action rule).
+  if (n.recipientId === n.senderId && n.type !== 'poll') return false
   const recipient: AccountRow | undefined = await trx('accounts').where({ id: n.recipientId }).first()
   const user = await trx('users').where({ account_id: n.recipientId }).first('id', 'locale')
   if (!recipient || !user || recipient.suspended_at) return false

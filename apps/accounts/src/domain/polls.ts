@@ -1,5 +1,6 @@
 import type { Knex } from '@roost/db'
 import { unprocessable } from '@roost/service'
+import * as outbox from '../outbox/outbox'
 
 /** Mastodon's poll limits (PollOptionsValidator, PollExpirationValidator), also shown in /api/v2/instance. */
 export const POLL_LIMITS = {
@@ -16,6 +17,8 @@ export interface NewPoll {
   expiresIn?: number
   multiple: boolean
   hideTotals: boolean
+  /** The shortest poll allowed, in seconds (POLL_MIN_EXPIRATION_SECONDS; Mastodon's 300 unless a test lowers it). */
+  minExpiration?: number
 }
 
 export interface PollRow {
@@ -26,6 +29,8 @@ export interface PollRow {
   multiple: boolean
   hide_totals: boolean
   expires_at: Date
+  /** When the `poll` notifications of its end were made (null: not yet, or the clock restarted since). */
+  expiry_notified_at: Date | null
   cached_tallies: string[]
   votes_count: string
   voters_count: string
@@ -52,25 +57,37 @@ export function checkPoll(poll: NewPoll): string[] {
   if (poll.expiresIn === undefined) errors.push("Poll expires at can't be blank")
   else if (poll.expiresIn > POLL_LIMITS.maxExpiration)
     errors.push('Poll expires at is too far into the future')
-  else if (poll.expiresIn < POLL_LIMITS.minExpiration) errors.push('Poll expires at is too soon')
+  else if (poll.expiresIn < (poll.minExpiration ?? POLL_LIMITS.minExpiration))
+    errors.push('Poll expires at is too soon')
   if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
   return options
 }
 
 const expiry = (trx: Knex, seconds: number) => trx.raw('now() + make_interval(secs => ?)', [seconds])
 
-/** Stores a new poll on a status. */
+/** Records the timer of a poll's end (`poll` notifications, timers/polls.ts). */
+const timeEnd = (trx: Knex, poll: Pick<PollRow, 'id' | 'expires_at'>) =>
+  outbox.add(trx, {
+    event: 'poll.expired',
+    pollId: poll.id,
+    runAt: new Date(poll.expires_at).toISOString(),
+  })
+
+/** Stores a new poll on a status, with the timer of its end. */
 export async function createPoll(trx: Knex, statusId: string, accountId: string, poll: NewPoll) {
   const options = checkPoll(poll)
-  await trx('polls').insert({
-    account_id: accountId,
-    status_id: statusId,
-    options,
-    multiple: poll.multiple,
-    hide_totals: poll.hideTotals,
-    expires_at: expiry(trx, poll.expiresIn!),
-    cached_tallies: options.map(() => 0),
-  })
+  const [row]: PollRow[] = await trx('polls')
+    .insert({
+      account_id: accountId,
+      status_id: statusId,
+      options,
+      multiple: poll.multiple,
+      hide_totals: poll.hideTotals,
+      expires_at: expiry(trx, poll.expiresIn!),
+      cached_tallies: options.map(() => 0),
+    })
+    .returning(['id', 'expires_at'])
+  await timeEnd(trx, row!)
 }
 
 /**
@@ -91,16 +108,20 @@ export async function replacePoll(trx: Knex, statusId: string, accountId: string
   const options = checkPoll(poll)
   const reset = options.join('\n') !== previous.options.join('\n') || poll.multiple !== previous.multiple
   if (reset) await trx('poll_votes').where({ poll_id: previous.id }).delete()
-  await trx('polls')
+  const [row]: PollRow[] = await trx('polls')
     .where({ id: previous.id })
     .update({
       options,
       multiple: poll.multiple,
       hide_totals: poll.hideTotals,
       expires_at: expiry(trx, poll.expiresIn!),
+      // A restarted poll ends again: voters not notified the first time will be.
+      expiry_notified_at: null,
       updated_at: trx.fn.now(),
       ...(reset ? { cached_tallies: options.map(() => 0), votes_count: 0, voters_count: 0 } : {}),
     })
+    .returning(['id', 'expires_at'])
+  await timeEnd(trx, row!)
   return true
 }
 

@@ -65,7 +65,7 @@ export async function instanceFacts(ctx: AccountsContext) {
     polls: {
       max_options: POLL_LIMITS.maxOptions,
       max_characters_per_option: POLL_LIMITS.maxOptionChars,
-      min_expiration: POLL_LIMITS.minExpiration,
+      min_expiration: ctx.config.POLL_MIN_EXPIRATION_SECONDS,
       max_expiration: POLL_LIMITS.maxExpiration,
     },
   }

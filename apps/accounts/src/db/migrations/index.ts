@@ -9,6 +9,7 @@ import * as activities from './20261123100000_activities'
 import * as statusApplication from './20261123200000_status_application'
 import * as homeFeeds from './20261123210000_home_feeds'
 import * as polls from './20261123300000_polls'
+import * as pollExpiry from './20261124400000_poll_expiry'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { name: '20261123200000_status_application', ...statusApplication },
   { name: '20261123210000_home_feeds', ...homeFeeds },
   { name: '20261123300000_polls', ...polls },
+  { name: '20261124400000_poll_expiry', ...pollExpiry },
 ]

@@ -17,13 +17,17 @@ import { editStatus } from '../../../domain/edits'
 import type { NewPoll } from '../../../domain/polls'
 
 /** The `poll` parameter as the domain takes it; none, or one with nothing in it, means no poll (Rails' blank). */
-function pollOf(poll: z.output<typeof postStatusParams>['poll']): NewPoll | undefined {
+export function pollOf(
+  ctx: AccountsContext,
+  poll: z.output<typeof postStatusParams>['poll'],
+): NewPoll | undefined {
   if (!poll || Object.values(poll).every((v) => v === undefined)) return undefined
   return {
     options: poll.options ?? [],
     expiresIn: poll.expires_in,
     multiple: poll.multiple ?? false,
     hideTotals: poll.hide_totals ?? false,
+    minExpiration: ctx.config.POLL_MIN_EXPIRATION_SECONDS,
   }
 }
 
@@ -47,7 +51,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     inReplyToId: p.in_reply_to_id ? (parseId(p.in_reply_to_id) ?? '0') : undefined,
     mediaIds: p.media_ids ?? [],
     applicationId: token?.application_id ?? null,
-    poll: pollOf(p.poll),
+    poll: pollOf(ctx, p.poll),
   }
   let created: StatusRow | undefined
   const create = async () => {
@@ -107,7 +111,7 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
     language: p.language,
     mediaIds: p.media_ids ?? [],
     descriptions,
-    poll: pollOf(p.poll),
+    poll: pollOf(ctx, p.poll),
   }
   const { status } = await ctx.db.transaction(async (trx) => {
     const own: StatusRow | undefined = id

@@ -1,0 +1,70 @@
+import type { ChildProcess } from 'node:child_process'
+import { Queue } from 'bullmq'
+import { bullPrefix, createRedis, QUEUES } from '@roost/events'
+import { startStack } from '../stack'
+import type { Stack } from '../stack'
+import { eventually, signUp } from '../accounts/social/helpers'
+import type { TestUser } from '../accounts/social/helpers'
+import { startWorkerProcess, stopWorkerProcess } from './worker-process'
+
+// Timers (a poll's end) live as delayed jobs in Redis and rows in Postgres, never in a process: a worker killed
+// between a poll's creation and its end, and another started, end it once.
+let stack: Stack
+let worker: ChildProcess | undefined
+let redis: ReturnType<typeof createRedis>
+let timers: Queue
+let alice: TestUser
+let bob: TestUser
+beforeAll(async () => {
+  stack = await startStack({ accountsWorker: false, env: { POLL_MIN_EXPIRATION_SECONDS: '1' } })
+  redis = createRedis(stack.env.REDIS_URL!, { forWorker: true })
+  timers = new Queue(QUEUES.timers, { connection: redis, prefix: bullPrefix(stack.env.REDIS_PREFIX!) })
+  alice = await signUp(stack, { username: 'alice' })
+  bob = await signUp(stack, { username: 'bob' })
+})
+afterAll(async () => {
+  if (worker) await stopWorkerProcess(worker, 'SIGKILL')
+  await timers.close()
+  await redis.quit()
+  await stack.stop()
+})
+
+const notificationsOf = async (user: TestUser, type: string) =>
+  (await user.get(`/api/v1/notifications?types[]=${type}`).expect(200)).body as {
+    status: { id: string }
+  }[]
+
+it('a poll created with no worker running, its worker SIGKILLed before the end, another started: notified once', async () => {
+  // No worker yet: the poll's timer waits in the outbox.
+  const status = (
+    await alice
+      .post('/api/v1/statuses', { status: 'Which?', poll: { options: ['a', 'b'], expires_in: 45 } })
+      .expect(200)
+  ).body
+  await bob.post(`/api/v1/polls/${status.poll.id}/votes`, { choices: ['0'] }).expect(200)
+  const endsAt = Date.parse(status.poll.expires_at)
+
+  worker = await startWorkerProcess(stack)
+  // The relay turned it into a delayed job; then the worker dies.
+  await eventually(async () => (await timers.getDelayed()).some((j) => j.data.pollId === status.poll.id))
+  await stopWorkerProcess(worker, 'SIGKILL')
+  expect(Date.now()).toBeLessThan(endsAt)
+
+  // Started again (on this loaded machine, maybe only after the end: the job is then due at once).
+  worker = await startWorkerProcess(stack)
+  await eventually(async () => (await notificationsOf(bob, 'poll')).length > 0, 60_000)
+  await stack.drain()
+  await stopWorkerProcess(worker, 'SIGTERM')
+
+  for (const user of [alice, bob]) {
+    const found = await notificationsOf(user, 'poll')
+    expect(found).toHaveLength(1)
+    expect(found[0]!.status.id).toBe(status.id)
+  }
+  const db = stack.accounts.ctx.db
+  const events: { payload: { type: string } }[] = await db('outbox').where({
+    job_name: 'notification.created',
+  })
+  expect(events.filter((e) => e.payload.type === 'poll')).toHaveLength(2)
+  expect((await db('polls').where({ id: status.poll.id }).first()).expiry_notified_at).not.toBeNull()
+}, 180_000)
