@@ -186,11 +186,12 @@ describe('side effects leave the request', () => {
       return statSync(full).isDirectory() ? files(full) : full.endsWith('.ts') ? [full] : []
     })
 
-  it('only the worker’s consumers call the notification code', () => {
+  it('only the worker’s consumers and timers call the notification code', () => {
     const callers = files(src)
       .filter((f) => /domain\/notifications['/]/.test(readFileSync(f, 'utf8')))
       .map((f) => path.relative(src, f))
-    expect(callers).toEqual(['activities/notifications.ts'])
+      .sort()
+    expect(callers).toEqual(['activities/notifications.ts', 'timers/polls.ts'])
   })
 
   it('the API process publishes nothing: its handlers only write to the outbox', () => {
