@@ -13,10 +13,31 @@ const USER_ACTIVE_DAYS = z.coerce.number().int().positive().default(7)
  */
 const POLL_MIN_EXPIRATION_SECONDS = z.coerce.number().int().min(1).default(300)
 
+/** Federation (docs/federation.md), read by the accounts service and its worker alike. */
+const federationEnv = {
+  /**
+   * The `@host` part of local accounts' addresses (Mastodon's LOCAL_DOMAIN): a host name, optionally with a port
+   * (`127.0.0.1:4100`, as a development Mastodon's `localhost:3000`). Unset: the host of PUBLIC_URL. It may differ
+   * from PUBLIC_URL's host, as Mastodon's LOCAL_DOMAIN may differ from its WEB_DOMAIN.
+   */
+  LOCAL_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/i, 'a host name, optionally with :port')
+    .optional(),
+  /** ActivityPub on (the default) or off: off, the server answers no WebFinger or ActivityPub request. */
+  FEDERATION: envFlag(true),
+  /**
+   * Development and tests only, never the default: peers may be reached over plain http:// and on loopback or
+   * private addresses (which the outbound client otherwise refuses after DNS resolution).
+   */
+  FEDERATION_ALLOW_HTTP: envFlag(false),
+}
+
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
   POLL_MIN_EXPIRATION_SECONDS,
+  ...federationEnv,
   ACCOUNTS_PORT: envPort(3001),
   /** A JSON array of private JWKs (ES256, each with a `kid`); the first signs, all verify (key rotation). */
   OAUTH_SIGNING_KEYS: z.string().min(1),
@@ -63,6 +84,10 @@ export const accountsEnv = baseEnv.extend({
 
 export type AccountsConfig = z.infer<typeof accountsEnv>
 
+/** The domain of local accounts' addresses (`alice@<this>`), lower-cased: LOCAL_DOMAIN, else PUBLIC_URL's host. */
+export const localDomainOf = (config: { LOCAL_DOMAIN?: string; PUBLIC_URL: string }) =>
+  (config.LOCAL_DOMAIN ?? new URL(config.PUBLIC_URL).host).toLowerCase()
+
 export const loadAccountsConfig = (env: Record<string, string | undefined>) => parseConfig(accountsEnv, env)
 
 /** The accounts worker's environment (worker-main.ts; documented in .env.example). */
@@ -70,6 +95,7 @@ export const accountsWorkerEnv = baseEnv.extend({
   ACCOUNTS_WORKER_PORT: envPort(3004),
   USER_ACTIVE_DAYS,
   POLL_MIN_EXPIRATION_SECONDS,
+  ...federationEnv,
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**

@@ -7,6 +7,9 @@ import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
 import { hostMeta } from './federation/host-meta'
+import { nodeinfo, nodeinfoLinks } from './federation/nodeinfo'
+import { profilePage, statusPage } from './federation/pages'
+import { webfinger } from './federation/webfinger'
 import { missingAvatarImage, missingHeaderImage } from './media/defaults'
 import { serveMedia } from './media/storage'
 import { createAccount, listAccounts } from './api/v1/accounts'
@@ -90,6 +93,13 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/media/:file', on(serveMedia))
   api.get('/avatars/original/missing.png', missingAvatarImage)
   api.get('/headers/original/missing.png', missingHeaderImage)
+
+  // Federation (federation/; docs/federation.md)
+  api.get('/.well-known/webfinger', on(webfinger))
+  api.get('/.well-known/nodeinfo', on(nodeinfoLinks))
+  api.get('/nodeinfo/2.0', on(nodeinfo))
+  api.get('/@:username', on(profilePage))
+  api.get('/@:username/:id', on(statusPage))
 
   // Accounts, search, instance and account moderation
   api.post('/api/v1/accounts', on(createAccount))

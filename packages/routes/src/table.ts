@@ -68,6 +68,13 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/.well-known/oauth-authorization-server', ACCOUNTS, 'none'),
   route('GET', '/.well-known/host-meta', ACCOUNTS, 'none'),
 
+  // Federation: discovery, profile and status pages (apps/accounts/src/federation; docs/federation.md)
+  route('GET', '/.well-known/webfinger', ACCOUNTS, 'none', [], { params: P.webfingerParams }),
+  route('GET', '/.well-known/nodeinfo', ACCOUNTS, 'none'),
+  route('GET', '/nodeinfo/2.0', ACCOUNTS, 'none'),
+  route('GET', '/@:username', ACCOUNTS, 'none'),
+  route('GET', '/@:username/:id', ACCOUNTS, 'none'),
+
   // Accounts and profiles (apps/accounts/src/api/v1/accounts)
   route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts'], {
     rateLimit: ['sign_ups'],

@@ -14,6 +14,11 @@ export function visibleAccounts(db: Knex): Knex.QueryBuilder<AccountRow, Account
     .select('accounts.*', 'users.role')
 }
 
+/** The visible local account with this username (any case), or undefined. */
+export async function findLocalAccount(db: Knex, username: string): Promise<AccountRow | undefined> {
+  return visibleAccounts(db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
+}
+
 /** One visible account by id, or undefined. */
 export async function findVisibleAccount(db: Knex, id: unknown): Promise<AccountRow | undefined> {
   const accountId = parseId(id)

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express'
+import { localDomainOf } from '../../config'
 import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
 import { POLL_LIMITS } from '../../domain/polls'
@@ -19,7 +20,7 @@ const IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
 export async function instanceFacts(ctx: AccountsContext) {
   const { config } = ctx
   const urls = urlsOf(config.PUBLIC_URL)
-  const domain = new URL(config.PUBLIC_URL).host
+  const domain = localDomainOf(config)
   const [{ count: users }] = await visibleAccounts(ctx.db)
     .clearSelect()
     .whereNull('accounts.suspended_at')

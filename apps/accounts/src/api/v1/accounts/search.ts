@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import { readParams, searchAccountsParams } from '@roost/routes'
 import { DEFAULT_ACCOUNTS_LIMIT, readPage } from '@roost/service'
+import { localDomainOf } from '../../../config'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
@@ -25,7 +26,7 @@ export async function searchAccounts(
   offset: number,
   followedBy?: string,
 ): Promise<AccountRow[]> {
-  const host = new URL(ctx.config.PUBLIC_URL).host.toLowerCase()
+  const host = localDomainOf(ctx.config)
   let term = q.trim().replace(/^@/, '')
   if (term.toLowerCase().endsWith(`@${host}`)) term = term.slice(0, -(host.length + 1))
   if (!term || limit === 0) return []
