@@ -58,7 +58,7 @@ describe('WebFinger (GET /.well-known/webfinger)', () => {
     }
   })
 
-  it('404s (no body) for unknown, unconfirmed or pending accounts and other domains; 400 when malformed or missing', async () => {
+  it('404s for unknown, unconfirmed or pending accounts and other domains; 400 when malformed or missing', async () => {
     await stack.createUser({ username: 'pending', approved: false })
     await stack.createUser({ username: 'unconfirmed', confirmed: false })
     for (const resource of [
@@ -71,12 +71,13 @@ describe('WebFinger (GET /.well-known/webfinger)', () => {
       `${stack.url}/about`,
     ]) {
       const res = await webfinger(resource).expect(404)
-      expect(res.text).toBe('')
+      expect(res.body).toEqual({ error: 'Record not found' })
       expect(res.headers['cache-control']).toBe('max-age=180, public')
     }
     for (const resource of [undefined, '', 'alice', 'acct:alice', 'acct:@x', 'https://[bad']) {
       const res = await webfinger(resource).expect(400)
-      expect(res.text).toBe('')
+      expect(res.body).toEqual({ error: 'Bad Request' })
+      expect(res.headers['cache-control']).toBe('max-age=180, public')
     }
   })
 

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express'
 import { readParams, webfingerParams } from '@roost/routes'
+import { HttpError } from '@roost/service'
 import { localDomainOf } from '../config'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
@@ -8,6 +9,8 @@ import { findLocalAccount } from '../users/accounts'
 import { actorUri, instanceActorUri, profileUrl } from './uris'
 
 const JRD = 'application/jrd+json; charset=utf-8'
+/** Failed look-ups are cached three minutes, as Mastodon's. */
+const SHORT_CACHE = { 'Cache-Control': 'max-age=180, public' }
 
 /** What a WebFinger `resource` names on this server. */
 export type WebfingerTarget =
@@ -75,11 +78,13 @@ export function accountJrd(account: AccountRow, localDomain: string, base: strin
 
 /**
  * GET /.well-known/webfinger?resource= (RFC 7033; docs/federation.md, "Discovery"). As Mastodon: a missing or
- * malformed resource is a 400, an account that is not ours or does not exist a 404, both with no body and cached
- * three minutes; a found one is cached three days.
+ * malformed resource is a 400, an account that is not ours or does not exist a 404, both cached three minutes
+ * (with Roost's `{"error"}` body where Mastodon sends none); a found one is cached three days.
  */
 export async function webfinger(ctx: AccountsContext, req: Request, res: Response) {
-  const fail = (status: number) => res.status(status).set('Cache-Control', 'max-age=180, public').end()
+  const fail = (status: 400 | 404) => {
+    throw new HttpError(status, status === 400 ? 'Bad Request' : 'Record not found', {}, SHORT_CACHE)
+  }
   if (!ctx.config.FEDERATION) return fail(404)
   const { resource } = readParams(req, webfingerParams)
   if (typeof resource !== 'string' || !resource.trim()) return fail(400)
