@@ -65,6 +65,18 @@ import { getPoll, votePoll } from './api/v1/polls'
 import { listFavourites } from './api/v1/favourites'
 import { homeTimeline } from './api/v1/timelines/home'
 import { publicTimeline } from './api/v1/timelines/public'
+import { listTimeline } from './api/v1/timelines/list'
+import {
+  addMembers,
+  createList,
+  deleteList,
+  listLists,
+  listMembers,
+  removeMembers,
+  showList,
+  updateList,
+} from './api/v1/lists'
+import { accountLists } from './api/v1/accounts/lists'
 import {
   createIpBlock,
   deleteIpBlock,
@@ -157,6 +169,18 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.delete('/api/v1/media/:id', on(deleteMedia))
   api.get('/api/v1/timelines/public', on(publicTimeline))
   api.get('/api/v1/timelines/home', on(homeTimeline))
+  api.get('/api/v1/timelines/list/:id', on(listTimeline))
+
+  api.get('/api/v1/lists', on(listLists))
+  api.post('/api/v1/lists', on(createList))
+  api.get('/api/v1/lists/:id', on(showList))
+  api.put('/api/v1/lists/:id', on(updateList))
+  api.patch('/api/v1/lists/:id', on(updateList))
+  api.delete('/api/v1/lists/:id', on(deleteList))
+  api.get('/api/v1/lists/:id/accounts', on(listMembers))
+  api.post('/api/v1/lists/:id/accounts', on(addMembers))
+  api.delete('/api/v1/lists/:id/accounts', on(removeMembers))
+  api.get('/api/v1/accounts/:id/lists', on(accountLists))
 
   api.get('/api/v1/accounts/relationships', on(relationships))
   api.get('/api/v1/accounts/:id/statuses', on(accountStatuses))

@@ -63,6 +63,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const consumers: Consumer[] = [
     notificationsConsumer(db, urlsOf(config.PUBLIC_URL)),
+    // The streaming publisher attaches here, as `listener` (feeds/context.ts, FeedListener).
     feedsConsumer({ db, store: feeds, activeDays: config.USER_ACTIVE_DAYS }),
   ]
 

@@ -29,6 +29,7 @@ const followFacts = { followId: id, accountId: id, targetAccountId: id }
 const requestFacts = { followRequestId: id, accountId: id, targetAccountId: id }
 const blockFacts = { blockId: id, accountId: id, targetAccountId: id }
 const muteFacts = { muteId: id, accountId: id, targetAccountId: id }
+const listMemberFacts = { listAccountId: id, listId: id, accountId: id, targetAccountId: id }
 
 /**
  * Activities: what happened in the accounts app, written by the domain functions in the transaction that made it
@@ -64,6 +65,12 @@ export const activity = z.discriminatedUnion('event', [
   event('mute.removed', muteFacts),
   // A home feed was found missing from Redis (never built, lost, or dropped while its owner was away): rebuild it.
   event('home_feed.missing', { accountId: id }),
+  // Lists: `accountId` is the owner; a member added or removed (`targetAccountId`), a list deleted, a list's feed
+  // found missing from Redis.
+  event('list_account.created', listMemberFacts),
+  event('list_account.removed', listMemberFacts),
+  event('list.deleted', { listId: id, accountId: id }),
+  event('list_feed.missing', { listId: id, accountId: id }),
 ])
 export type Activity = z.infer<typeof activity>
 export type ActivityName = Activity['event']

@@ -200,6 +200,27 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/timelines/home', ACCOUNTS, 'required', ['read:statuses'], {
     params: P.homeTimelineParams,
   }),
+  route('GET', '/api/v1/timelines/list/:id', ACCOUNTS, 'required', ['read:lists'], {
+    params: P.listTimelineParams,
+  }),
+
+  // Lists (apps/accounts/src/api/v1/lists)
+  route('GET', '/api/v1/lists', ACCOUNTS, 'required', ['read:lists']),
+  route('POST', '/api/v1/lists', ACCOUNTS, 'required', ['write:lists'], { params: P.listParams }),
+  route('GET', '/api/v1/lists/:id', ACCOUNTS, 'required', ['read:lists']),
+  route('PUT', '/api/v1/lists/:id', ACCOUNTS, 'required', ['write:lists'], { params: P.listParams }),
+  route('PATCH', '/api/v1/lists/:id', ACCOUNTS, 'required', ['write:lists'], { params: P.listParams }),
+  route('DELETE', '/api/v1/lists/:id', ACCOUNTS, 'required', ['write:lists']),
+  route('GET', '/api/v1/lists/:id/accounts', ACCOUNTS, 'required', ['read:lists'], {
+    params: P.listMembersParams,
+  }),
+  route('POST', '/api/v1/lists/:id/accounts', ACCOUNTS, 'required', ['write:lists'], {
+    params: P.listAccountIdsParams,
+  }),
+  route('DELETE', '/api/v1/lists/:id/accounts', ACCOUNTS, 'required', ['write:lists'], {
+    params: P.listAccountIdsParams,
+  }),
+  route('GET', '/api/v1/accounts/:id/lists', ACCOUNTS, 'required', ['read:lists']),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
   route('GET', '/avatars/original/missing.png', ACCOUNTS, 'none'),
   route('GET', '/headers/original/missing.png', ACCOUNTS, 'none'),

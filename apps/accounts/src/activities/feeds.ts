@@ -1,39 +1,71 @@
-import type { HomeFeeds } from '../feeds/home'
-import { clearAccount, fanOut, merge, regenerate, removeEverywhere, unmerge } from '../feeds/home'
+import type { Feeds } from '../feeds/context'
+import { fanOut, removeEverywhere } from '../feeds/fanout'
+import { clearAccount, merge, regenerate, unmerge } from '../feeds/home'
+import {
+  clearFromLists,
+  mergeIntoList,
+  mergeIntoLists,
+  regenerateList,
+  unmergeFromList,
+  unmergeFromLists,
+} from '../feeds/lists'
+import { list } from '../feeds/store'
 import type { Consumer } from './consumer'
 
 /**
- * Home feeds from activities (docs/feeds.md). Each handler re-reads the rows it needs, so an activity handled
- * late or twice does no harm: a follow that is gone merges nothing, a status that is gone fans out nowhere.
+ * Home and list feeds from activities (docs/feeds.md). Each handler re-reads the rows it needs, so an activity
+ * handled late or twice does no harm: a follow that is gone merges nothing, a status that is gone fans out nowhere.
  */
-export function feedsConsumer(h: HomeFeeds): Consumer {
-  const exists = async (table: string, id: string) => !!(await h.db(table).where({ id }).first('id'))
+export function feedsConsumer(f: Feeds): Consumer {
+  const exists = async (table: string, id: string) => !!(await f.db(table).where({ id }).first('id'))
   const follows = async (accountId: string, targetId: string) =>
-    !!(await h.db('follows').where({ account_id: accountId, target_account_id: targetId }).first('id'))
+    !!(await f.db('follows').where({ account_id: accountId, target_account_id: targetId }).first('id'))
+  const inList = async (listId: string, accountId: string) =>
+    !!(await f.db('list_accounts').where({ list_id: listId, account_id: accountId }).first('id'))
 
   return {
-    'status.created': (a) => fanOut(h, a.statusId),
-    'reblog.created': (a) => fanOut(h, a.statusId),
-    'status.deleted': (a) => removeEverywhere(h, a.accountId, { id: a.statusId, reblog_of_id: null }),
-    'reblog.removed': (a) => removeEverywhere(h, a.accountId, { id: a.statusId, reblog_of_id: a.reblogOfId }),
+    'status.created': (a) => fanOut(f, a.statusId),
+    'reblog.created': (a) => fanOut(f, a.statusId),
+    'status.deleted': (a) => removeEverywhere(f, a.accountId, { id: a.statusId, reblog_of_id: null }),
+    'reblog.removed': (a) => removeEverywhere(f, a.accountId, { id: a.statusId, reblog_of_id: a.reblogOfId }),
 
     'follow.created': async (a) => {
-      if (await exists('follows', a.followId)) await merge(h, a.accountId, a.targetAccountId)
+      if (!(await exists('follows', a.followId))) return
+      await merge(f, a.accountId, a.targetAccountId)
+      // Members added while the follow was a pending request join their lists' feeds now.
+      await mergeIntoLists(f, a.accountId, a.targetAccountId)
     },
     'follow.removed': async (a) => {
       // Followed again since: the new follow's merge puts things back, and this must not take them out.
-      if (!(await follows(a.accountId, a.targetAccountId))) await unmerge(h, a.accountId, a.targetAccountId)
+      if (await follows(a.accountId, a.targetAccountId)) return
+      await unmerge(f, a.accountId, a.targetAccountId)
+      await unmergeFromLists(f, a.accountId, a.targetAccountId)
     },
     'block.created': async (a) => {
-      if (await exists('blocks', a.blockId)) await clearAccount(h, a.accountId, a.targetAccountId)
+      if (!(await exists('blocks', a.blockId))) return
+      await clearAccount(f, a.accountId, a.targetAccountId)
+      await clearFromLists(f, a.accountId, a.targetAccountId)
     },
     'mute.created': async (a) => {
-      if (await exists('mutes', a.muteId)) await clearAccount(h, a.accountId, a.targetAccountId)
+      if (!(await exists('mutes', a.muteId))) return
+      await clearAccount(f, a.accountId, a.targetAccountId)
+      await clearFromLists(f, a.accountId, a.targetAccountId)
     },
     'mute.removed': async (a) => {
-      if (await follows(a.accountId, a.targetAccountId)) await merge(h, a.accountId, a.targetAccountId)
+      if (!(await follows(a.accountId, a.targetAccountId))) return
+      await merge(f, a.accountId, a.targetAccountId)
+      await mergeIntoLists(f, a.accountId, a.targetAccountId)
     },
 
-    'home_feed.missing': (a) => regenerate(h, a.accountId),
+    'list_account.created': async (a) => {
+      if (await exists('list_accounts', a.listAccountId)) await mergeIntoList(f, a.listId, a.targetAccountId)
+    },
+    'list_account.removed': async (a) => {
+      if (!(await inList(a.listId, a.targetAccountId))) await unmergeFromList(f, a.listId, a.targetAccountId)
+    },
+    'list.deleted': (a) => f.store.drop(list(a.listId)),
+
+    'home_feed.missing': (a) => regenerate(f, a.accountId),
+    'list_feed.missing': (a) => regenerateList(f, a.listId),
   }
 }

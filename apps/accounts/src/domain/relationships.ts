@@ -218,14 +218,24 @@ export async function deleteFollowRequest(
   })
 }
 
-/** Turns a pending request into a follow with the request's options (no follow ceiling: the target agreed). */
+/**
+ * Turns a pending request into a follow with the request's options (no follow ceiling: the target agreed). The
+ * requester's lists that took the target while the request was pending now hold them through the follow
+ * (Mastodon's FollowRequest#authorize!); the worker merges them into those lists' feeds on `follow.created`.
+ */
 export async function acceptFollowRequest(trx: Knex, request: FollowRequestRow) {
-  await deleteFollowRequest(trx, request.account_id, request.target_account_id, 'authorized')
   await createFollow(trx, request.account_id, request.target_account_id, {
     reblogs: request.show_reblogs,
     notify: request.notify,
     languages: request.languages,
   })
+  const follow = await trx('follows')
+    .where({ account_id: request.account_id, target_account_id: request.target_account_id })
+    .first('id')
+  await trx('list_accounts')
+    .where({ follow_request_id: request.id })
+    .update({ follow_request_id: null, follow_id: follow.id })
+  await deleteFollowRequest(trx, request.account_id, request.target_account_id, 'authorized')
 }
 
 /** Ends follows and requests both ways, then blocks. Blocking yourself does nothing. */

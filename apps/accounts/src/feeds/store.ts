@@ -23,6 +23,7 @@ export interface Feed {
   id: string
 }
 export const home = (accountId: string): Feed => ({ type: 'home', id: accountId })
+export const list = (listId: string): Feed => ({ type: 'list', id: listId })
 
 /** What a feed needs to know of a status to add or remove it. */
 export interface FeedItem {
@@ -148,26 +149,31 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
       await exec(pipeline)
     },
 
-    /** Adds one item to many feeds, in one round trip. */
-    async insertEverywhere(feeds: Feed[], item: FeedItem) {
-      if (!feeds.length) return
+    /** Adds one item to many feeds, in one round trip; returns the feeds it went into (not held back). */
+    async insertEverywhere(feeds: Feed[], item: FeedItem): Promise<Feed[]> {
+      if (!feeds.length) return []
       const pipeline = redis.pipeline()
       for (const feed of feeds) insertInto(pipeline, feed, item)
-      await exec(pipeline)
+      const results = await exec(pipeline)
+      return feeds.filter((_, i) => results[i] === 1)
     },
 
-    async remove(feed: Feed, items: FeedItem[]) {
-      if (!items.length) return
+    /** Removes items from one feed, in one round trip; returns those that were in it. */
+    async remove(feed: Feed, items: FeedItem[]): Promise<FeedItem[]> {
+      if (!items.length) return []
       const pipeline = redis.pipeline()
       for (const item of items) removeFrom(pipeline, feed, item)
-      await exec(pipeline)
+      const results = await exec(pipeline)
+      return items.filter((_, i) => results[i] === 1)
     },
 
-    async removeEverywhere(feeds: Feed[], item: FeedItem) {
-      if (!feeds.length) return
+    /** Removes one item from many feeds, in one round trip; returns the feeds it was in. */
+    async removeEverywhere(feeds: Feed[], item: FeedItem): Promise<Feed[]> {
+      if (!feeds.length) return []
       const pipeline = redis.pipeline()
       for (const feed of feeds) removeFrom(pipeline, feed, item)
-      await exec(pipeline)
+      const results = await exec(pipeline)
+      return feeds.filter((_, i) => results[i] === 1)
     },
 
     /** Every id in the feed, newest first. */
@@ -219,9 +225,13 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
 
 export type FeedStore = ReturnType<typeof createFeedStore>
 
-/** Runs a pipeline and fails if any of its commands failed (ioredis reports those per command). */
-async function exec(pipeline: ChainableCommander) {
+/**
+ * Runs a pipeline and fails if any of its commands failed (ioredis reports those per command); returns each
+ * command's result.
+ */
+async function exec(pipeline: ChainableCommander): Promise<unknown[]> {
   const results = (await pipeline.exec()) ?? []
   const failed = results.find(([err]) => err)
   if (failed) throw failed[0]
+  return results.map(([, result]) => result)
 }

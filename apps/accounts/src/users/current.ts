@@ -2,7 +2,7 @@ import type { Request } from 'express'
 import { forbidden, userRequired } from '@roost/service'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
-import { home } from '../feeds/store'
+import { home, list } from '../feeds/store'
 import type { UserRow } from './sign-in'
 
 export interface CurrentUser {
@@ -32,14 +32,18 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
 const DAY_MS = 24 * 3600 * 1000
 
 /**
- * Mastodon's user tracking: each request moves `current_sign_in_at` forward, at most once a day. Home feeds are
- * kept only for users active within USER_ACTIVE_DAYS, so a user back after longer gets theirs rebuilt (docs/feeds.md).
+ * Mastodon's user tracking: each request moves `current_sign_in_at` forward, at most once a day. Home and list
+ * feeds are kept only for users active within USER_ACTIVE_DAYS, so a user back after longer gets them rebuilt
+ * (docs/feeds.md).
  */
 async function noteActivity(ctx: AccountsContext, user: UserRow) {
   const last = new Date(user.current_sign_in_at).getTime()
   if (Date.now() - last < DAY_MS) return
   await ctx.db('users').where({ id: user.id }).update({ current_sign_in_at: ctx.db.fn.now() })
-  if (Date.now() - last > ctx.config.USER_ACTIVE_DAYS * DAY_MS) await ctx.feeds.drop(home(user.account_id))
+  if (Date.now() - last <= ctx.config.USER_ACTIVE_DAYS * DAY_MS) return
+  await ctx.feeds.drop(home(user.account_id))
+  const lists: string[] = await ctx.db('lists').where({ account_id: user.account_id }).pluck('id')
+  for (const id of lists) await ctx.feeds.drop(list(id))
 }
 
 /** The signed-in user on routes where a token is optional (public reads): undefined when anonymous. */

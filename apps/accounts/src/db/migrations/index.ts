@@ -10,6 +10,7 @@ import * as statusApplication from './20261123200000_status_application'
 import * as homeFeeds from './20261123210000_home_feeds'
 import * as polls from './20261123300000_polls'
 import * as pollExpiry from './20261124400000_poll_expiry'
+import * as lists from './20261124500000_lists'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   { name: '20261123210000_home_feeds', ...homeFeeds },
   { name: '20261123300000_polls', ...polls },
   { name: '20261124400000_poll_expiry', ...pollExpiry },
+  { name: '20261124500000_lists', ...lists },
 ]

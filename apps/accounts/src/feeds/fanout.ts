@@ -1,0 +1,64 @@
+import type { StatusRow } from '../entities/status'
+import type { Feeds } from './context'
+import { activeSince } from './context'
+import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'
+import { forEachFollowerPage } from './home'
+import { fanOutToLists, removeFromLists } from './lists'
+import type { FeedItem } from './store'
+import { home } from './store'
+
+/**
+ * Fan-out on write (Mastodon's FanOutOnWriteService; docs/feeds.md): who gets a new status, and who loses a
+ * deleted one. Followers and lists are read a page at a time and each page is written in one Redis pipeline.
+ */
+
+/**
+ * A new status or reblog reaches its author's feed, the feeds of local followers active lately that the rules
+ * admit (a direct message only the mentioned ones among them), and the lists its author is in.
+ */
+export async function fanOut(f: Feeds, statusId: string) {
+  const status: StatusRow | undefined = await f.db('statuses').where({ id: statusId }).first()
+  if (!status) return
+  const author = await f.db('accounts').where({ id: status.account_id }).first('suspended_at')
+  if (!author || author.suspended_at) return
+  const [facts] = await statusFacts(f.db, [status])
+  const own = await f.store.insertEverywhere([home(status.account_id)], status)
+  if (own.length) await f.listener?.inserted(own, status)
+  const involved = involvedAccounts([facts!])
+  const deliver = async (receiverIds: string[]) => {
+    const receivers = await receiverFacts(f.db, receiverIds, involved)
+    const admitted = receiverIds.filter((id) => admitsToHome(facts!, id, receivers))
+    const inserted = await f.store.insertEverywhere(admitted.map(home), status)
+    if (inserted.length) await f.listener?.inserted(inserted, status)
+  }
+  if (status.visibility === 'direct') {
+    if (!facts!.mentionIds.length) return
+    const mentioned: string[] = await f
+      .db('follows')
+      .join('users', 'users.account_id', 'follows.account_id')
+      .where('follows.target_account_id', status.account_id)
+      .whereIn('follows.account_id', facts!.mentionIds)
+      .where('users.current_sign_in_at', '>', activeSince(f))
+      .pluck('follows.account_id')
+    await deliver(mentioned)
+    return
+  }
+  await forEachFollowerPage(f, status.account_id, deliver)
+  await fanOutToLists(f, facts!)
+}
+
+/** A deleted status (or reblog) leaves its author's feed, every local follower's and the lists of its author. */
+export async function removeEverywhere(f: Feeds, authorId: string, item: FeedItem) {
+  const own = await f.store.removeEverywhere([home(authorId)], item)
+  if (own.length) await f.listener?.removed(own, item.id)
+  await forEachFollowerPage(
+    f,
+    authorId,
+    async (ids) => {
+      const removed = await f.store.removeEverywhere(ids.map(home), item)
+      if (removed.length) await f.listener?.removed(removed, item.id)
+    },
+    true,
+  )
+  await removeFromLists(f, authorId, item)
+}
