@@ -7,6 +7,9 @@
  *   npm run roost -- accounts suspend NAME
  *   npm run roost -- accounts unsuspend NAME
  *   npm run roost -- accounts role NAME user|moderator|admin
+ *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
+ *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
+ *   npm run roost -- announcements publish ID | unpublish ID | delete ID
  *
  * It talks to Postgres (and, to suspend, Redis) directly from DATABASE_URL, REDIS_URL and REDIS_PREFIX, so it
  * needs none of the service's secrets. Events it records (a suspension) are published by the accounts worker. Exit codes: 0 done, 1 refused (unknown account, invalid input),
@@ -21,6 +24,14 @@ import { createRedis } from '@roost/events'
 import { baseEnv, HttpError, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
 import { SCHEMA } from './db/migrations'
+import {
+  createAnnouncement,
+  publishAnnouncement,
+  withdrawAnnouncement,
+} from './domain/announcements'
+import type { AnnouncementRow } from './domain/announcements'
+import { activeRules, addRule, removeRule } from './domain/rules'
+import { parseId } from './domain/records'
 import { createUser } from './users/create'
 import type { ModerationContext, Role } from './users/moderation'
 import {
@@ -39,7 +50,15 @@ const USAGE = `Usage: roost accounts <command>
   confirm NAME      mark the e-mail address as confirmed
   suspend NAME      suspend the account and revoke its tokens
   unsuspend NAME
-  role NAME ROLE    ROLE: user, moderator or admin`
+  role NAME ROLE    ROLE: user, moderator or admin
+       roost rules <command>
+  list              the server's rules (GET /api/v1/instance/rules), with their ids
+  add TEXT [--hint H] [--priority N]
+  remove ID
+       roost announcements <command>
+  list              every announcement, published or not
+  create TEXT [--starts-at ISO-TIME] [--ends-at ISO-TIME] [--all-day] [--draft]
+  publish ID | unpublish ID | delete ID`
 
 /** A problem the operator can fix: printed without a stack trace. */
 class CliError extends Error {
@@ -80,9 +99,17 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
       password: { type: 'string' },
       role: { type: 'string' },
       approve: { type: 'boolean' },
+      hint: { type: 'string' },
+      priority: { type: 'string' },
+      'starts-at': { type: 'string' },
+      'ends-at': { type: 'string' },
+      'all-day': { type: 'boolean' },
+      draft: { type: 'boolean' },
     },
   })
   const [group, command, name, extra] = positionals
+  if (group === 'rules') return rules(db, command, name, values)
+  if (group === 'announcements') return announcements(db, command, name, values)
   if (group !== 'accounts' || !command) throw usage('Unknown command.')
   if (!name) throw usage('A username is required.')
 
@@ -121,6 +148,79 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
     }
     default:
       throw usage(`Unknown command ${command}.`)
+  }
+}
+
+type Options = Record<string, string | boolean | undefined>
+
+const idArgument = (value: string | undefined) => {
+  const id = parseId(value)
+  if (!id) throw usage('An id is required.')
+  return id
+}
+
+/** `roost rules …`: the rules GET /api/v1/instance/rules lists and reports cite. */
+async function rules(db: Knex, command: string | undefined, arg: string | undefined, values: Options) {
+  switch (command) {
+    case 'list':
+      return (await activeRules(db)).map((r) => `${r.id}\t${r.text}${r.hint ? ` (${r.hint})` : ''}`).join('\n')
+    case 'add': {
+      if (!arg?.trim()) throw usage('The rule text is required.')
+      const priority = values.priority === undefined ? undefined : Number(values.priority)
+      if (priority !== undefined && !Number.isInteger(priority)) throw usage('--priority takes a whole number.')
+      const rule = await addRule(db, { text: arg, hint: values.hint as string | undefined, priority })
+      return `OK ${rule.id}`
+    }
+    case 'remove':
+      if (!(await removeRule(db, idArgument(arg)))) throw new CliError(`No rule ${arg}`)
+      return 'OK'
+    default:
+      throw usage(`Unknown command ${command ?? ''}.`)
+  }
+}
+
+const time = (value: unknown, option: string) => {
+  if (value === undefined) return undefined
+  const date = new Date(String(value))
+  if (Number.isNaN(date.getTime())) throw usage(`--${option} takes a time such as 2026-12-24T18:00:00Z.`)
+  return date
+}
+
+/** `roost announcements …`: what GET /api/v1/announcements shows; publishing reaches the streaming API. */
+async function announcements(db: Knex, command: string | undefined, arg: string | undefined, values: Options) {
+  switch (command) {
+    case 'list': {
+      const rows: AnnouncementRow[] = await db('announcements').orderBy('id')
+      return rows
+        .map((a) => `${a.id}\t${a.published ? 'published' : 'draft'}\t${a.text.replace(/\s+/g, ' ')}`)
+        .join('\n')
+    }
+    case 'create': {
+      if (!arg) throw usage('The announcement text is required.')
+      const row = await db.transaction((trx) =>
+        createAnnouncement(trx, {
+          text: arg,
+          startsAt: time(values['starts-at'], 'starts-at'),
+          endsAt: time(values['ends-at'], 'ends-at'),
+          allDay: values['all-day'] === true,
+          draft: values.draft === true,
+        }),
+      )
+      return `OK ${row.id}`
+    }
+    case 'publish': {
+      const id = idArgument(arg)
+      await db.transaction((trx) => publishAnnouncement(trx, id))
+      return 'OK'
+    }
+    case 'unpublish':
+    case 'delete': {
+      const id = idArgument(arg)
+      await db.transaction((trx) => withdrawAnnouncement(trx, id, { delete: command === 'delete' }))
+      return 'OK'
+    }
+    default:
+      throw usage(`Unknown command ${command ?? ''}.`)
   }
 }
 

@@ -27,6 +27,10 @@ import {
   unsuspend,
 } from './api/v1/admin/accounts'
 import { customEmojis } from './api/v1/custom_emojis'
+import { dismiss, listAnnouncements, react, unreact } from './api/v1/announcements'
+import { extendedDescription, instanceRules, translationLanguages } from './api/v1/instance_extras'
+import { getMarkers, postMarkers } from './api/v1/markers'
+import { preferences } from './api/v1/preferences'
 import { instanceV1 } from './api/v1/instance'
 import { instanceV2 } from './api/v2/instance'
 import { searchRoute } from './api/v2/search'
@@ -134,6 +138,18 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/instance', on(instanceV1))
   api.get('/api/v2/instance', on(instanceV2))
   api.get('/api/v1/custom_emojis', customEmojis)
+  api.get('/api/v1/instance/rules', on(instanceRules))
+  api.get('/api/v1/instance/extended_description', on(extendedDescription))
+  api.get('/api/v1/instance/translation_languages', on(translationLanguages))
+
+  // Start-up calls and discovery (docs/discovery.md)
+  api.get('/api/v1/markers', on(getMarkers))
+  api.post('/api/v1/markers', on(postMarkers))
+  api.get('/api/v1/preferences', on(preferences))
+  api.get('/api/v1/announcements', on(listAnnouncements))
+  api.post('/api/v1/announcements/:id/dismiss', on(dismiss))
+  api.put('/api/v1/announcements/:id/reactions/:name', on(react))
+  api.delete('/api/v1/announcements/:id/reactions/:name', on(unreact))
 
   // Statuses, media, relationships, timelines and notifications
 

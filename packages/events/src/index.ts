@@ -63,6 +63,11 @@ export const activity = z.discriminatedUnion('event', [
   event('block.removed', blockFacts),
   event('mute.created', muteFacts),
   event('mute.removed', muteFacts),
+  // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
+  // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
+  event('announcement.published', { announcementId: id }),
+  event('announcement.deleted', { announcementId: id }),
+  event('announcement.reaction', { announcementId: id, accountId: id, name: z.string().max(64) }),
   // A home feed was found missing from Redis (never built, lost, or dropped while its owner was away): rebuild it.
   event('home_feed.missing', { accountId: id }),
   // Lists: `accountId` is the owner; a member added or removed (`targetAccountId`), a list deleted, a list's feed

@@ -256,9 +256,21 @@ export const ROUTES: readonly Route[] = [
   }),
   route('DELETE', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
 
+  // Start-up calls and discovery (apps/accounts/src/api; docs/discovery.md)
+  route('GET', '/api/v1/markers', ACCOUNTS, 'required', ['read:statuses'], { params: P.getMarkersParams }),
+  route('POST', '/api/v1/markers', ACCOUNTS, 'required', ['write:statuses'], { params: P.saveMarkersParams }),
+  route('GET', '/api/v1/preferences', ACCOUNTS, 'required', ['read:accounts']),
+  route('GET', '/api/v1/announcements', ACCOUNTS, 'required'),
+  route('POST', '/api/v1/announcements/:id/dismiss', ACCOUNTS, 'required', ['write:accounts']),
+  route('PUT', '/api/v1/announcements/:id/reactions/:name', ACCOUNTS, 'required', ['write:favourites']),
+  route('DELETE', '/api/v1/announcements/:id/reactions/:name', ACCOUNTS, 'required', ['write:favourites']),
+
   // Instance
   route('GET', '/api/v1/instance', ACCOUNTS, 'none'),
   route('GET', '/api/v2/instance', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/instance/rules', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/instance/extended_description', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/instance/translation_languages', ACCOUNTS, 'none'),
   route('GET', '/api/v1/custom_emojis', ACCOUNTS, 'none'),
 
   // Web Push subscriptions (apps/push/src/api)

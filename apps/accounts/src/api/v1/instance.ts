@@ -28,6 +28,6 @@ export async function instanceV1(ctx: AccountsContext, _req: Request, res: Respo
       polls: f.polls,
     },
     contact_account: f.contactAccount,
-    rules: [],
+    rules: f.rules,
   })
 }

@@ -4,6 +4,7 @@ import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
 import { POLL_LIMITS } from '../../domain/polls'
 import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
+import { activeRules, renderRule } from '../../domain/rules'
 import { visibleAccounts } from '../../users/accounts'
 import { MAX_MEDIA_DESCRIPTION } from '@roost/routes'
 import { MAX_PINS } from '../v1/statuses/actions'
@@ -31,7 +32,9 @@ export async function instanceFacts(ctx: AccountsContext) {
     .whereNull('accounts.suspended_at')
     .orderBy('accounts.id')
     .first()
+  const rules = (await activeRules(ctx.db)).map(renderRule)
   return {
+    rules,
     urls,
     domain,
     userCount: Number(users),
@@ -112,6 +115,6 @@ export async function instanceV2(ctx: AccountsContext, _req: Request, res: Respo
       url: null,
     },
     contact: { email: config.INSTANCE_CONTACT_EMAIL, account: f.contactAccount },
-    rules: [],
+    rules: f.rules,
   })
 }

@@ -1,0 +1,15 @@
+import { z } from 'zod'
+import { param } from '../params'
+
+/**
+ * Parameters of the calls apps make at start-up and of discovery (docs/discovery.md): markers, preferences,
+ * announcements, account extras, filters, grouped notifications, search, trends, suggestions, the directory.
+ */
+
+/** GET /api/v1/markers — `timeline[]=home&timeline[]=notifications` (or a lone `timeline=`). */
+export const getMarkersParams = z.object({ timeline: param.list() })
+
+const marker = () => param.object({ last_read_id: param.text() })
+
+/** POST /api/v1/markers — `home[last_read_id]`, `notifications[last_read_id]`; other keys are ignored. */
+export const saveMarkersParams = z.object({ home: marker(), notifications: marker() })
