@@ -34,7 +34,9 @@ describe('markers', () => {
       notifications: { last_read_id: '7', version: 0, updated_at: expect.any(String) },
     })
     const moved = await alice.post('/api/v1/markers', { notifications: { last_read_id: '9' } }).expect(200)
-    expect(moved.body).toEqual({ notifications: { last_read_id: '9', version: 1, updated_at: expect.any(String) } })
+    expect(moved.body).toEqual({
+      notifications: { last_read_id: '9', version: 1, updated_at: expect.any(String) },
+    })
     // No monotonic check, as Mastodon: a marker may go back.
     const back = await alice.post('/api/v1/markers', { notifications: { last_read_id: '3' } }).expect(200)
     expect(back.body.notifications).toMatchObject({ last_read_id: '3', version: 2 })
@@ -67,7 +69,11 @@ describe('markers', () => {
 
   it('refuses a missing or malformed last_read_id with 422, saving nothing', async () => {
     const dave = await signUp(stack, { username: 'dave' })
-    for (const body of [{ home: { last_read_id: 'abc' } }, { home: {} }, { home: { last_read_id: '1' }, notifications: {} }]) {
+    for (const body of [
+      { home: { last_read_id: 'abc' } },
+      { home: {} },
+      { home: { last_read_id: '1' }, notifications: {} },
+    ]) {
       const res = await dave.post('/api/v1/markers', body).expect(422)
       expect(res.body).toEqual({ error: "Validation failed: Last read can't be blank" })
     }
@@ -153,7 +159,9 @@ describe('instance rules, extended description, translation languages', () => {
     expect((await roost(stack, 'rules', 'remove', first)).code).toBe(1)
     expect((await roost(stack, 'rules', 'add')).code).toBe(2)
     expect((await stack.api().get('/api/v1/instance/rules').expect(200)).body).toEqual(expected.slice(1))
-    expect((await roost(stack, 'rules', 'list')).stdout).toBe(`${one}\tBe kind (No harassment)\n${two}\tNo spam`)
+    expect((await roost(stack, 'rules', 'list')).stdout).toBe(
+      `${one}\tBe kind (No harassment)\n${two}\tNo spam`,
+    )
   })
 
   it('answers Mastodon’s unset extended description and no translation languages', async () => {
@@ -170,12 +178,22 @@ describe('announcements', () => {
     const carol = await signUp(stack, { username: 'carolann' })
     expect((await carol.get('/api/v1/announcements').expect(200)).body).toEqual([])
     const later = createdId(
-      (await roost(stack, 'announcements', 'create', 'Maintenance tonight', '--starts-at', '2030-01-02T00:00:00Z'))
-        .stdout,
+      (
+        await roost(
+          stack,
+          'announcements',
+          'create',
+          'Maintenance tonight',
+          '--starts-at',
+          '2030-01-02T00:00:00Z',
+        )
+      ).stdout,
     )
     const now = createdId((await roost(stack, 'announcements', 'create', 'Welcome @alice to #roost')).stdout)
     const draft = createdId((await roost(stack, 'announcements', 'create', 'Not yet', '--draft')).stdout)
-    createdId((await roost(stack, 'announcements', 'create', 'Over', '--ends-at', '2020-01-01T00:00:00Z')).stdout)
+    createdId(
+      (await roost(stack, 'announcements', 'create', 'Over', '--ends-at', '2020-01-01T00:00:00Z')).stdout,
+    )
 
     const list = (await carol.get('/api/v1/announcements').expect(200)).body
     expect(list.map((a: { id: string }) => a.id)).toEqual([now, later])
@@ -235,10 +253,12 @@ describe('announcements', () => {
 
     // Unpublished: gone from the list; the CLI lists it as a draft.
     expect((await roost(stack, 'announcements', 'unpublish', now)).code).toBe(0)
-    expect((await carol.get('/api/v1/announcements').expect(200)).body.map((a: { id: string }) => a.id)).toEqual([
-      later,
-    ])
-    expect((await roost(stack, 'announcements', 'list')).stdout).toContain(`${now}\tdraft\tWelcome @alice to #roost`)
+    expect(
+      (await carol.get('/api/v1/announcements').expect(200)).body.map((a: { id: string }) => a.id),
+    ).toEqual([later])
+    expect((await roost(stack, 'announcements', 'list')).stdout).toContain(
+      `${now}\tdraft\tWelcome @alice to #roost`,
+    )
     expect((await roost(stack, 'announcements', 'delete', later)).code).toBe(0)
     expect((await roost(stack, 'announcements', 'delete', later)).code).toBe(1)
     expect((await roost(stack, 'announcements', 'create', 'x', '--starts-at', 'soon')).code).toBe(2)
@@ -295,4 +315,3 @@ describe('announcements', () => {
     await reader.post('/api/v1/announcements/1/dismiss').expect(403)
   })
 })
-

@@ -24,11 +24,7 @@ import { createRedis } from '@roost/events'
 import { baseEnv, HttpError, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
 import { SCHEMA } from './db/migrations'
-import {
-  createAnnouncement,
-  publishAnnouncement,
-  withdrawAnnouncement,
-} from './domain/announcements'
+import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from './domain/announcements'
 import type { AnnouncementRow } from './domain/announcements'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
@@ -163,11 +159,14 @@ const idArgument = (value: string | undefined) => {
 async function rules(db: Knex, command: string | undefined, arg: string | undefined, values: Options) {
   switch (command) {
     case 'list':
-      return (await activeRules(db)).map((r) => `${r.id}\t${r.text}${r.hint ? ` (${r.hint})` : ''}`).join('\n')
+      return (await activeRules(db))
+        .map((r) => `${r.id}\t${r.text}${r.hint ? ` (${r.hint})` : ''}`)
+        .join('\n')
     case 'add': {
       if (!arg?.trim()) throw usage('The rule text is required.')
       const priority = values.priority === undefined ? undefined : Number(values.priority)
-      if (priority !== undefined && !Number.isInteger(priority)) throw usage('--priority takes a whole number.')
+      if (priority !== undefined && !Number.isInteger(priority))
+        throw usage('--priority takes a whole number.')
       const rule = await addRule(db, { text: arg, hint: values.hint as string | undefined, priority })
       return `OK ${rule.id}`
     }
@@ -187,7 +186,12 @@ const time = (value: unknown, option: string) => {
 }
 
 /** `roost announcements …`: what GET /api/v1/announcements shows; publishing reaches the streaming API. */
-async function announcements(db: Knex, command: string | undefined, arg: string | undefined, values: Options) {
+async function announcements(
+  db: Knex,
+  command: string | undefined,
+  arg: string | undefined,
+  values: Options,
+) {
   switch (command) {
     case 'list': {
       const rows: AnnouncementRow[] = await db('announcements').orderBy('id')

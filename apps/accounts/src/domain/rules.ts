@@ -10,7 +10,9 @@ export interface RuleRow {
 
 /** The server's rules in their order (priority, then age); removed ones are kept for reports but not listed. */
 export const activeRules = (db: Knex): Promise<RuleRow[]> =>
-  db('rules').whereNull('deleted_at').orderBy([{ column: 'priority' }, { column: 'id' }])
+  db('rules')
+    .whereNull('deleted_at')
+    .orderBy([{ column: 'priority' }, { column: 'id' }])
 
 /** Mastodon's Rule entity (`translations` since 4.4: Roost keeps none). */
 export const renderRule = (r: RuleRow) => ({ id: String(r.id), text: r.text, hint: r.hint, translations: {} })
@@ -19,7 +21,10 @@ export const renderRule = (r: RuleRow) => ({ id: String(r.id), text: r.text, hin
 export async function addRule(trx: Knex, rule: { text: string; hint?: string; priority?: number }) {
   const priority =
     rule.priority ??
-    Number((await trx('rules').whereNull('deleted_at').max<{ max: number | null }[]>('priority as max'))[0]!.max ?? -1) + 1
+    Number(
+      (await trx('rules').whereNull('deleted_at').max<{ max: number | null }[]>('priority as max'))[0]!.max ??
+        -1,
+    ) + 1
   const [row] = await trx('rules')
     .insert({ text: rule.text, hint: rule.hint ?? '', priority })
     .returning('*')

@@ -36,7 +36,10 @@ export async function renderAnnouncements(db: Knex, urls: Urls, rows: Announceme
         >)
       : Promise.resolve([]),
     viewerId && ids.length
-      ? db('announcement_mutes').where({ account_id: viewerId }).whereIn('announcement_id', ids).pluck('announcement_id')
+      ? db('announcement_mutes')
+          .where({ account_id: viewerId })
+          .whereIn('announcement_id', ids)
+          .pluck('announcement_id')
       : Promise.resolve([] as string[]),
   ])
   const byName = new Map(mentioned.map((a) => [a.username.toLowerCase(), a]))
