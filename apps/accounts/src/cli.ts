@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
-import { RevocationList } from '@roost/auth'
+import { LoginRefusals, RevocationList } from '@roost/auth'
 import { createDatabase } from '@roost/db'
 import type { Knex } from '@roost/db'
 import { createRedis } from '@roost/events'
@@ -39,6 +39,7 @@ import {
   unsuspendAccount,
 } from './users/moderation'
 import { validateSignUp } from './users/sign-up'
+import { publishLoginState } from './users/login-state'
 
 const USAGE = `Usage: roost accounts <command>
   create NAME --email E [--password P] [--role user|moderator|admin] [--approve]
@@ -80,7 +81,11 @@ async function accountIdOf(db: Knex, username: string): Promise<string> {
 async function withModeration(config: BaseConfig, db: Knex, run: (ctx: ModerationContext) => Promise<void>) {
   const redis = createRedis(config.REDIS_URL)
   try {
-    await run({ db, revocations: new RevocationList(redis, config.REDIS_PREFIX) })
+    await run({
+      db,
+      revocations: new RevocationList(redis, config.REDIS_PREFIX),
+      logins: new LoginRefusals(redis, config.REDIS_PREFIX),
+    })
   } finally {
     await redis.quit().catch(() => redis.disconnect())
   }
@@ -120,23 +125,32 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
         { username: name, email: values.email, password, agreement: true },
         { allowReserved: true },
       )
-      await createUser(db, { ...signUp, role, approved: values.approve ?? false })
+      const { accountId } = await createUser(db, { ...signUp, role, approved: values.approve ?? false })
+      await withModeration(config, db, (ctx) => publishLoginState(ctx, accountId))
       return values.password ? 'OK' : `OK\nNew password: ${password}`
     }
-    case 'approve':
-      if (!(await approveUser(db, await accountIdOf(db, name)))) throw new CliError(`${name} is not pending`)
+    case 'approve': {
+      const id = await accountIdOf(db, name)
+      let approved = false
+      await withModeration(config, db, async (ctx) => void (approved = await approveUser(ctx, id)))
+      if (!approved) throw new CliError(`${name} is not pending`)
       return 'OK'
-    case 'confirm':
-      await confirmUser(db, await accountIdOf(db, name))
+    }
+    case 'confirm': {
+      const id = await accountIdOf(db, name)
+      await withModeration(config, db, (ctx) => confirmUser(ctx, id))
       return 'OK'
+    }
     case 'suspend': {
       const id = await accountIdOf(db, name)
       await withModeration(config, db, (ctx) => suspendAccount(ctx, id))
       return 'OK'
     }
-    case 'unsuspend':
-      await unsuspendAccount(db, await accountIdOf(db, name))
+    case 'unsuspend': {
+      const id = await accountIdOf(db, name)
+      await withModeration(config, db, (ctx) => unsuspendAccount(ctx, id))
       return 'OK'
+    }
     case 'role': {
       if (!extra || !isRole(extra)) throw usage(`Unknown role ${extra ?? ''}.`)
       await setRole(db, await accountIdOf(db, name), extra)

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { Redis } from 'ioredis'
-import type { RevocationList, TokenVerifier } from '@roost/auth'
+import type { LoginRefusals, RevocationList, TokenVerifier } from '@roost/auth'
 import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
 import type { AccountsConfig } from './config'
@@ -16,6 +16,7 @@ export interface AccountsContext {
   keys: SigningKeys
   verify: TokenVerifier
   revocations: RevocationList
+  logins: LoginRefusals
   feeds: FeedStore
 }
 

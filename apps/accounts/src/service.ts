@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { createTokenVerifier, issuerOf, RevocationList } from '@roost/auth'
+import { createTokenVerifier, issuerOf, LoginRefusals, RevocationList } from '@roost/auth'
 import { serviceRoutes } from '@roost/routes'
 import { createDatabase, migrateSchema } from '@roost/db'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
@@ -7,6 +7,7 @@ import type { AccountsConfig } from './config'
 import type { AccountsContext } from './context'
 import { migrations, SCHEMA } from './db/migrations'
 import { publishIpRules } from './ip_blocks/rules'
+import { publishAllLoginStates } from './users/login-state'
 import { createFeedStore } from './feeds/store'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
@@ -29,7 +30,8 @@ export async function createAccountsService(config: AccountsConfig) {
     revocations,
   })
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
-  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations, feeds }
+  const logins = new LoginRefusals(redis, config.REDIS_PREFIX)
+  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations, logins, feeds }
 
   const app = createApp({
     logger,
@@ -52,6 +54,7 @@ export async function createAccountsService(config: AccountsConfig) {
       const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
       for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
       await publishIpRules(ctx) // the gateways enforce the IP rules from Redis, which may have lost them
+      await publishAllLoginStates(ctx) // the push service refuses unusable logins from Redis
     },
     async close() {
       await db.destroy()

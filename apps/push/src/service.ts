@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import { createRemoteJWKSet } from 'jose'
-import { createTokenVerifier, issuerOf, RevocationList } from '@roost/auth'
+import { createTokenVerifier, issuerOf, LoginRefusals, RevocationList } from '@roost/auth'
 import { serviceRoutes } from '@roost/routes'
 import { createDatabase, migrateSchema } from '@roost/db'
 import { bodyParsers, createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
@@ -31,7 +31,7 @@ export async function createPushService(config: PushConfig) {
   })
   app.use(bodyParsers())
   const api = serviceRoutes('push', verify)
-  subscriptionRoutes(api, db, config)
+  subscriptionRoutes(api, db, config, new LoginRefusals(redis, config.REDIS_PREFIX))
   api.mount(app)
   finishApp(app)
 

@@ -4,6 +4,7 @@ import { isSubset, parseScopes } from '@roost/auth'
 import { decideAuthorizationParams, readParams, showAuthorizationParams } from '@roost/routes'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
+import { maySignIn } from '../users/login-state'
 import { signInWithPassword } from '../users/sign-in'
 import { grantableScopes } from './admin-scopes'
 import type { ApplicationRow } from './applications'
@@ -62,12 +63,17 @@ async function sessionUser(ctx: AccountsContext, req: Request) {
         .db('users')
         .join('accounts', 'accounts.id', 'users.account_id')
         .where('users.id', userId)
-        .select('users.id', 'users.role', 'users.disabled', 'users.approved', 'accounts.username')
+        .select(
+          'users.id',
+          'users.role',
+          'users.disabled',
+          'users.approved',
+          'accounts.suspended_at',
+          'accounts.username',
+        )
         .first()
     : undefined
-  return user && !user.disabled && user.approved
-    ? (user as { id: string; role: string; username: string })
-    : undefined
+  return user && maySignIn(user) ? (user as { id: string; role: string; username: string }) : undefined
 }
 
 /**

@@ -4,6 +4,7 @@ import { isSubset, parseScopes } from '@roost/auth'
 import { readParams, tokenParams } from '@roost/routes'
 import { oauthError } from '@roost/service'
 import type { AccountsContext } from '../context'
+import { maySignIn } from '../users/login-state'
 import { signInWithPassword } from '../users/sign-in'
 import { grantableScopes } from './admin-scopes'
 import { authenticateClient } from './clients'
@@ -104,8 +105,12 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
         return undefined
     }
     // The user may have lost the admin role since approving (admin-scopes.ts).
-    const owner = await trx('users').where({ id: grant.user_id }).first('role')
-    const scopes = owner ? grantableScopes(owner.role, grant.scopes.split(' ')) : []
+    // …and may have been disabled or suspended since: no new token then (docs/security.md).
+    const owner = await trx('users')
+      .join('accounts', 'accounts.id', 'users.account_id')
+      .where('users.id', grant.user_id)
+      .first('users.role', 'users.disabled', 'users.approved', 'accounts.suspended_at')
+    const scopes = owner && maySignIn(owner) ? grantableScopes(owner.role, grant.scopes.split(' ')) : []
     if (!scopes.length) return undefined
     await trx('oauth_access_grants').where({ id: grant.id }).update({ used_at: trx.fn.now() })
     return issueToken(

@@ -3,6 +3,7 @@ import { forbidden, userRequired } from '@roost/service'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import { home, list } from '../feeds/store'
+import { loginRefusal } from './login-state'
 import type { UserRow } from './sign-in'
 
 export interface CurrentUser {
@@ -22,9 +23,8 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
     ? await ctx.db('accounts').where({ id: user.account_id }).first()
     : undefined
   if (!user || !account) throw userRequired()
-  if (!user.confirmed_at) throw forbidden('Your login is missing a confirmed e-mail address')
-  if (!user.approved) throw forbidden('Your login is currently pending approval')
-  if (user.disabled || account.suspended_at) throw forbidden('Your login is currently disabled')
+  const refusal = loginRefusal({ ...user, suspended_at: account.suspended_at })
+  if (refusal) throw forbidden(refusal)
   await noteActivity(ctx, user)
   return { user, account }
 }

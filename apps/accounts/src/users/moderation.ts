@@ -2,9 +2,10 @@ import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
 import * as outbox from '../outbox/outbox'
 import { revokeTokens } from '../oauth/tokens'
+import { publishLoginState } from './login-state'
 
 /** What moderation needs: enough to run from the admin API and from the command line alike. */
-export type ModerationContext = Pick<AccountsContext, 'db' | 'revocations'>
+export type ModerationContext = Pick<AccountsContext, 'db' | 'revocations' | 'logins'>
 
 export const ROLES = ['user', 'moderator', 'admin'] as const
 export type Role = (typeof ROLES)[number]
@@ -29,10 +30,12 @@ export async function suspendAccount(ctx: ModerationContext, accountId: string) 
     // revokeTokens runs in a savepoint of this transaction: tokens, suspension and event commit together.
     await revokeTokens({ ...ctx, db: trx }, (q) => q.where('user_id', user.id))
   })
+  await publishLoginState(ctx, accountId)
 }
 
-export async function unsuspendAccount(db: Knex, accountId: string) {
-  await db('accounts').where({ id: accountId }).update({ suspended_at: null })
+export async function unsuspendAccount(ctx: ModerationContext, accountId: string) {
+  await ctx.db('accounts').where({ id: accountId }).update({ suspended_at: null })
+  await publishLoginState(ctx, accountId)
 }
 
 /** Silenced ("limited") accounts read with `limited: true`. */
@@ -40,14 +43,19 @@ export async function silenceAccount(db: Knex, accountId: string) {
   await db('accounts').where({ id: accountId }).update({ silenced_at: db.fn.now() })
 }
 
-/** A disabled login keeps its tokens, but every user endpoint answers 403 "Your login is currently disabled". */
-export async function disableUser(db: Knex, accountId: string) {
-  await db('users').where({ account_id: accountId }).update({ disabled: true })
+/**
+ * A disabled login keeps its tokens, but every user endpoint answers 403 "Your login is currently disabled",
+ * push's included (through the login refusals in Redis).
+ */
+export async function disableUser(ctx: ModerationContext, accountId: string) {
+  await ctx.db('users').where({ account_id: accountId }).update({ disabled: true })
+  await publishLoginState(ctx, accountId)
 }
 
 /** Approves a pending sign-up; false if there was no pending user. */
-export async function approveUser(db: Knex, accountId: string): Promise<boolean> {
-  const n = await db('users').where({ account_id: accountId, approved: false }).update({ approved: true })
+export async function approveUser(ctx: ModerationContext, accountId: string): Promise<boolean> {
+  const n = await ctx.db('users').where({ account_id: accountId, approved: false }).update({ approved: true })
+  await publishLoginState(ctx, accountId)
   return n > 0
 }
 
@@ -61,11 +69,13 @@ export async function rejectUser(db: Knex, accountId: string): Promise<boolean> 
 }
 
 /** Marks the user's e-mail address as confirmed (for servers with REQUIRE_EMAIL_CONFIRMATION and no mailer). */
-export async function confirmUser(db: Knex, accountId: string) {
-  await db('users')
+export async function confirmUser(ctx: ModerationContext, accountId: string) {
+  await ctx
+    .db('users')
     .where({ account_id: accountId })
     .whereNull('confirmed_at')
-    .update({ confirmed_at: db.fn.now() })
+    .update({ confirmed_at: ctx.db.fn.now() })
+  await publishLoginState(ctx, accountId)
 }
 
 export async function setRole(db: Knex, accountId: string, role: Role) {

@@ -1,4 +1,5 @@
 import type { AccountsContext } from '../context'
+import { maySignIn } from './login-state'
 import { verifyPassword } from './passwords'
 
 export interface UserRow {
@@ -23,7 +24,7 @@ export interface UserRow {
 
 /** The user for an e-mail address (or username) and password, if both match and the login is usable. */
 export async function signInWithPassword(ctx: AccountsContext, login: string, password: string) {
-  const user: UserRow | undefined = await ctx
+  const user: (UserRow & { suspended_at: Date | null }) | undefined = await ctx
     .db('users')
     .join('accounts', 'accounts.id', 'users.account_id')
     .where((q) =>
@@ -31,9 +32,10 @@ export async function signInWithPassword(ctx: AccountsContext, login: string, pa
         .whereRaw('lower(users.email) = lower(?)', [login])
         .orWhereRaw('lower(accounts.username) = lower(?)', [login]),
     )
-    .select('users.*')
+    .select('users.*', 'accounts.suspended_at')
     .first()
   if (!user || !(await verifyPassword(password, user.encrypted_password))) return undefined
-  if (user.disabled || !user.approved) return undefined
-  return user
+  if (!maySignIn(user)) return undefined
+  const { suspended_at: _suspended, ...row } = user
+  return row as UserRow
 }

@@ -36,21 +36,17 @@ const UNIQUE_VIOLATION = '23505'
 const DEADLOCK = '40P01'
 
 /**
- * Replaces the token's subscription and any subscription with the same endpoint by the new one, atomically.
- * Advisory locks (endpoint first, then token, so no two transactions wait on each other in a cycle) serialise
- * concurrent POSTs for one endpoint; a unique violation that still slips through (e.g. the same token posting
- * two endpoints at once) is retried, never answered with a 500.
+ * Replaces the token's subscription by the new one, atomically. Only the token's own: another token's row with
+ * the same endpoint stays (an endpoint is a capability of the device that created it; naming it must not take
+ * it over, docs/security.md). An advisory lock per token serialises concurrent POSTs of one token; a unique
+ * violation that still slips through is retried, never answered with a 500.
  */
 export async function replaceSubscription(db: Knex, sub: NewSubscription): Promise<SubscriptionRow> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(1, hashtext(?))', [sub.endpoint])
         await trx.raw('select pg_advisory_xact_lock(2, hashtext(?))', [sub.tokenId])
-        await trx('subscriptions')
-          .where('access_token_id', sub.tokenId)
-          .orWhere('endpoint', sub.endpoint)
-          .delete()
+        await trx('subscriptions').where('access_token_id', sub.tokenId).delete()
         const [row] = await trx('subscriptions')
           .insert({
             endpoint: sub.endpoint,

@@ -5,6 +5,7 @@ import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import type { ApplicationRow } from '../../../oauth/applications'
+import { publishLoginState } from '../../../users/login-state'
 import { clientAddress, ipSignUpSeverity } from '../../../ip_blocks/rules'
 import { issueToken } from '../../../oauth/tokens'
 import { visibleAccounts } from '../../../users/accounts'
@@ -30,8 +31,9 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
 
   const signUp = await validateSignUp(ctx.db, ctx.config, readParams(req, createAccountParams))
   let userId: string
+  let accountId: string
   try {
-    ;({ userId } = await registerUser(ctx.db, ctx.config, signUp, app.id, {
+    ;({ userId, accountId } = await registerUser(ctx.db, ctx.config, signUp, app.id, {
       requiresApproval: severity === 'sign_up_requires_approval',
     }))
   } catch (err) {
@@ -39,6 +41,8 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
     if ((err as { code?: string }).code === '23505') throw unprocessable('Duplicate record')
     throw err
   }
+  // Pending and unconfirmed users: the push service refuses their token as accounts does.
+  await publishLoginState(ctx, accountId)
   res.json(
     await issueToken(ctx, {
       applicationId: app.id,

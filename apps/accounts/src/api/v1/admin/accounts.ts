@@ -130,7 +130,7 @@ export async function showAdminAccount(ctx: AccountsContext, req: Request, res: 
 export async function approveAccount(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
-  if (!(await approveUser(ctx.db, row.id))) throw forbidden()
+  if (!(await approveUser(ctx, row.id))) throw forbidden()
   res.json(renderAdminAccount(await findAdminAccount(ctx, row.id), ctx))
 }
 
@@ -149,7 +149,7 @@ const ACTIONS: Record<AccountAction, (ctx: AccountsContext, accountId: string) =
   none: async () => {},
   silence: (ctx, id) => silenceAccount(ctx.db, id),
   suspend: suspendAccount,
-  disable: (ctx, id) => disableUser(ctx.db, id),
+  disable: disableUser,
 }
 
 /**
@@ -173,6 +173,6 @@ export async function unsuspend(ctx: AccountsContext, req: Request, res: Respons
   await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
   if (!row.suspended_at) throw forbidden()
-  await unsuspendAccount(ctx.db, row.id)
+  await unsuspendAccount(ctx, row.id)
   res.json(renderAdminAccount(await findAdminAccount(ctx, row.id), ctx))
 }

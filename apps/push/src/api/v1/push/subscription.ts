@@ -4,7 +4,8 @@ import type { Knex } from '@roost/db'
 import type { z } from 'zod'
 import type { NotificationType } from '@roost/events'
 import { createSubscriptionParams, readParams, updateSubscriptionParams } from '@roost/routes'
-import { notFound, unprocessable, userRequired } from '@roost/service'
+import type { LoginRefusals } from '@roost/auth'
+import { forbidden, notFound, unprocessable, userRequired } from '@roost/service'
 import type { PushConfig } from '../../../config'
 import { decodeBase64, isAuthSecret, isP256PublicKey } from '../../../subscriptions/keys'
 import type { Alerts, Policy, SubscriptionRow } from '../../../subscriptions/store'
@@ -12,10 +13,16 @@ import { deleteByToken, findByToken, replaceSubscription, updateData } from '../
 
 const PATH = '/api/v1/push/subscription'
 
-/** The signed-in user's token: push subscriptions belong to a user, so app tokens are refused as in Mastodon. */
-function userTokenOf(req: Request) {
+/**
+ * The signed-in user's token: push subscriptions belong to a user, so app tokens are refused as in Mastodon, and
+ * so are users whose login cannot be used (unconfirmed, pending, disabled, suspended: Mastodon's
+ * `require_functional!`), from the refusals the accounts service publishes.
+ */
+async function userTokenOf(req: Request, logins: LoginRefusals) {
   const token = req.token
   if (!token?.userId) throw userRequired()
+  const refusal = await logins.refusalOf(token.userId)
+  if (refusal) throw forbidden(refusal)
   return { ...token, userId: token.userId }
 }
 
@@ -73,11 +80,11 @@ export const webPushSubscription = (row: SubscriptionRow, serverKey: string) => 
 })
 
 /** `/api/v1/push/subscription`: the calling token's one subscription. */
-export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushConfig) {
+export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushConfig, logins: LoginRefusals) {
   const entity = (row: SubscriptionRow) => webPushSubscription(row, config.VAPID_PUBLIC_KEY)
 
   api.post(PATH, async (req, res) => {
-    const token = userTokenOf(req)
+    const token = await userTokenOf(req, logins)
     const p = readParams(req, createSubscriptionParams)
     const subscription = readSubscription(p)
     const data = readData(p)
@@ -95,14 +102,14 @@ export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushCon
   })
 
   api.get(PATH, async (req, res) => {
-    const row = await findByToken(db, userTokenOf(req).tokenId)
+    const row = await findByToken(db, (await userTokenOf(req, logins)).tokenId)
     if (!row) throw notFound()
     res.json(entity(row))
   })
 
   // Only `data` changes, and it is replaced wholesale: alerts not sent become absent (off), as in Mastodon.
   api.put(PATH, async (req, res) => {
-    const token = userTokenOf(req)
+    const token = await userTokenOf(req, logins)
     if (!(await findByToken(db, token.tokenId))) throw notFound()
     const row = await updateData(db, token.tokenId, readData(readParams(req, updateSubscriptionParams)))
     if (!row) throw notFound()
@@ -110,7 +117,7 @@ export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushCon
   })
 
   api.delete(PATH, async (req, res) => {
-    await deleteByToken(db, userTokenOf(req).tokenId)
+    await deleteByToken(db, (await userTokenOf(req, logins)).tokenId)
     res.json({})
   })
 }
