@@ -1,5 +1,5 @@
 import { saveMarkers } from '../../apps/accounts/src/domain/markers'
-import { startStack } from '../stack'
+import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { createdId, roost, signUp } from './helpers'
 import type { TestUser } from './helpers'
@@ -89,7 +89,13 @@ describe('markers', () => {
     const first = await db.transaction()
     await saveMarkers(first, userId, { home: '11' })
     const second = erin.post('/api/v1/markers', { home: { last_read_id: '12' } }).then((r) => r)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Wait until the request's UPDATE is blocked on the row lock (no fixed sleep: it may be slow to get there).
+    await eventually(async () => {
+      const { rows } = await db.raw(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      )
+      return rows[0].n > 0
+    })
     await first.commit()
     const res = await second
     expect(res.status).toBe(409)
