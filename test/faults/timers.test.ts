@@ -7,8 +7,9 @@ import { eventually, signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { startWorkerProcess, stopWorkerProcess } from './worker-process'
 
-// Timers (a poll's end) live as delayed jobs in Redis and rows in Postgres, never in a process: a worker killed
-// between a poll's creation and its end, and another started, end it once.
+// Timers (a poll's end, a scheduled status's publication) live as delayed jobs in Redis and rows in Postgres, never
+// in a process: with the worker killed between their creation and their moment, and another started, each happens
+// exactly once.
 let stack: Stack
 let worker: ChildProcess | undefined
 let redis: ReturnType<typeof createRedis>
@@ -16,7 +17,10 @@ let timers: Queue
 let alice: TestUser
 let bob: TestUser
 beforeAll(async () => {
-  stack = await startStack({ accountsWorker: false, env: { POLL_MIN_EXPIRATION_SECONDS: '1' } })
+  stack = await startStack({
+    accountsWorker: false,
+    env: { POLL_MIN_EXPIRATION_SECONDS: '1', SCHEDULED_STATUS_MIN_OFFSET_SECONDS: '1' },
+  })
   redis = createRedis(stack.env.REDIS_URL!, { forWorker: true })
   timers = new Queue(QUEUES.timers, { connection: redis, prefix: bullPrefix(stack.env.REDIS_PREFIX!) })
   alice = await signUp(stack, { username: 'alice' })
@@ -34,8 +38,12 @@ const notificationsOf = async (user: TestUser, type: string) =>
     status: { id: string }
   }[]
 
-it('a poll created with no worker running, its worker SIGKILLed before the end, another started: notified once', async () => {
-  // No worker yet: the poll's timer waits in the outbox.
+it('a poll and a scheduled status made with no worker running, the worker SIGKILLed before their moment, another started: each done once', async () => {
+  // No worker yet: the timers wait in the outbox.
+  const at = new Date(Date.now() + 45_000).toISOString()
+  const scheduled = (
+    await alice.post('/api/v1/statuses', { status: 'scheduled across a crash', scheduled_at: at }).expect(200)
+  ).body
   const status = (
     await alice
       .post('/api/v1/statuses', { status: 'Which?', poll: { options: ['a', 'b'], expires_in: 45 } })
@@ -46,13 +54,21 @@ it('a poll created with no worker running, its worker SIGKILLed before the end, 
 
   worker = await startWorkerProcess(stack)
   // The relay turned it into a delayed job; then the worker dies.
-  await eventually(async () => (await timers.getDelayed()).some((j) => j.data.pollId === status.poll.id))
+  await eventually(async () => {
+    const delayed = await timers.getDelayed()
+    return (
+      delayed.some((j) => j.data.pollId === status.poll.id) &&
+      delayed.some((j) => j.data.scheduledStatusId === scheduled.id)
+    )
+  })
   await stopWorkerProcess(worker, 'SIGKILL')
-  expect(Date.now()).toBeLessThan(endsAt)
+  expect(Date.now()).toBeLessThan(Math.min(endsAt, Date.parse(at)))
 
   // Started again (on this loaded machine, maybe only after the end: the job is then due at once).
   worker = await startWorkerProcess(stack)
+  const db = stack.accounts.ctx.db
   await eventually(async () => (await notificationsOf(bob, 'poll')).length > 0, 60_000)
+  await eventually(async () => !(await db('scheduled_statuses').where({ id: scheduled.id }).first()), 60_000)
   await stack.drain()
   await stopWorkerProcess(worker, 'SIGTERM')
 
@@ -61,7 +77,9 @@ it('a poll created with no worker running, its worker SIGKILLed before the end, 
     expect(found).toHaveLength(1)
     expect(found[0]!.status.id).toBe(status.id)
   }
-  const db = stack.accounts.ctx.db
+  const published = await db('statuses').where({ account_id: alice.id, text: 'scheduled across a crash' })
+  expect(published).toHaveLength(1)
+  expect(new Date(published[0].created_at).getTime()).toBeGreaterThanOrEqual(Date.parse(at))
   const events: { payload: { type: string } }[] = await db('outbox').where({
     job_name: 'notification.created',
   })

@@ -39,6 +39,11 @@ export const accountsEnv = baseEnv.extend({
   POLL_MIN_EXPIRATION_SECONDS,
   ...federationEnv,
   ACCOUNTS_PORT: envPort(3001),
+  /**
+   * How far ahead `scheduled_at` must be, in seconds (Mastodon's ScheduledStatus::MINIMUM_OFFSET, 5 minutes). Only
+   * tests lower it, to see scheduled statuses published within seconds.
+   */
+  SCHEDULED_STATUS_MIN_OFFSET_SECONDS: z.coerce.number().int().min(1).default(300),
   /** A JSON array of private JWKs (ES256, each with a `kid`); the first signs, all verify (key rotation). */
   OAUTH_SIGNING_KEYS: z.string().min(1),
   /** The legacy password grant (removed from Mastodon in 4.4): for development and tests only. */

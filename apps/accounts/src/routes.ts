@@ -65,6 +65,12 @@ import { statusHistory, statusSource } from './api/v1/statuses/history'
 import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
 import { statusContext } from './api/v1/statuses/context'
 import { listBookmarks } from './api/v1/bookmarks'
+import {
+  deleteScheduledStatus,
+  listScheduledStatuses,
+  showScheduledStatus,
+  updateScheduledStatus,
+} from './api/v1/scheduled_statuses'
 import { getPoll, votePoll } from './api/v1/polls'
 import { listFavourites } from './api/v1/favourites'
 import { homeTimeline } from './api/v1/timelines/home'
@@ -169,6 +175,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/statuses/:id/unmute', on(unmuteConversation))
   api.get('/api/v1/polls/:id', on(getPoll))
   api.post('/api/v1/polls/:id/votes', on(votePoll))
+  api.get('/api/v1/scheduled_statuses', on(listScheduledStatuses))
+  api.get('/api/v1/scheduled_statuses/:id', on(showScheduledStatus))
+  api.put('/api/v1/scheduled_statuses/:id', on(updateScheduledStatus))
+  api.delete('/api/v1/scheduled_statuses/:id', on(deleteScheduledStatus))
   api.get('/api/v1/bookmarks', on(listBookmarks))
   api.get('/api/v1/favourites', on(listFavourites))
   api.delete('/api/v1/statuses/:id', on(deleteOwnStatus))

@@ -14,6 +14,7 @@ import { urlsOf } from './entities/account'
 import { createFeedStore } from './feeds/store'
 import { createOutboxRelay } from './outbox/relay'
 import { endPoll, overduePolls } from './timers/polls'
+import { overdueScheduledStatuses, publishScheduledStatus } from './timers/scheduled_statuses'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
 const SWEEP_EVERY_MS = 60_000
@@ -90,6 +91,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     [N in Timer['event']]: (t: Extract<Timer, { event: N }>) => Promise<Date | undefined>
   } = {
     'poll.expired': (t) => endPoll(db, urls, t.pollId),
+    'scheduled_status.due': (t) =>
+      publishScheduledStatus(db, logger, t.scheduledStatusId, config.POLL_MIN_EXPIRATION_SECONDS),
   }
 
   async function runTimer(job: Job, token?: string) {
@@ -117,15 +120,23 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
    * deterministic, so a sweep adds nothing while such a job is pending, and the handlers do their work once.
    */
   async function sweep() {
-    const polls = await overduePolls(db, SWEEP_GRACE_MS)
-    if (polls.length)
-      await timers.addBulk(
-        polls.map((p) => ({
-          name: 'poll.expired',
-          data: { event: 'poll.expired', pollId: p.id, runAt: new Date(p.expires_at).toISOString() },
-          opts: { jobId: `sweep-poll-${p.id}` },
-        })),
-      )
+    const lost: { name: Timer['event']; data: Timer; opts: { jobId: string } }[] = [
+      ...(await overduePolls(db, SWEEP_GRACE_MS)).map((p) => ({
+        name: 'poll.expired' as const,
+        data: { event: 'poll.expired' as const, pollId: p.id, runAt: new Date(p.expires_at).toISOString() },
+        opts: { jobId: `sweep-poll-${p.id}` },
+      })),
+      ...(await overdueScheduledStatuses(db, SWEEP_GRACE_MS)).map((s) => ({
+        name: 'scheduled_status.due' as const,
+        data: {
+          event: 'scheduled_status.due' as const,
+          scheduledStatusId: s.id,
+          runAt: new Date(s.scheduled_at).toISOString(),
+        },
+        opts: { jobId: `sweep-scheduled-status-${s.id}` },
+      })),
+    ]
+    if (lost.length) await timers.addBulk(lost)
   }
 
   let worker: Worker | undefined

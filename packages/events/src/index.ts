@@ -149,6 +149,8 @@ export type AccountEvent = z.infer<typeof accountEvent>
 export const timer = z.discriminatedUnion('event', [
   // A poll's end: `poll` notifications to its author and voters.
   event('poll.expired', { pollId: id, runAt: z.iso.datetime() }),
+  // A scheduled status's publication.
+  event('scheduled_status.due', { scheduledStatusId: id, runAt: z.iso.datetime() }),
 ])
 export type Timer = z.infer<typeof timer>
 

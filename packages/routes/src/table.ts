@@ -165,6 +165,14 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/polls/:id/votes', ACCOUNTS, 'required', ['write:statuses'], {
     params: P.voteParams,
   }),
+  route('GET', '/api/v1/scheduled_statuses', ACCOUNTS, 'required', ['read:statuses'], {
+    params: P.pageParams,
+  }),
+  route('GET', '/api/v1/scheduled_statuses/:id', ACCOUNTS, 'required', ['read:statuses']),
+  route('PUT', '/api/v1/scheduled_statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {
+    params: P.updateScheduledStatusParams,
+  }),
+  route('DELETE', '/api/v1/scheduled_statuses/:id', ACCOUNTS, 'required', ['write:statuses']),
   route('GET', '/api/v1/bookmarks', ACCOUNTS, 'required', ['read:bookmarks'], { params: P.pageParams }),
   route('GET', '/api/v1/favourites', ACCOUNTS, 'required', ['read:favourites'], { params: P.pageParams }),
   route('DELETE', '/api/v1/statuses/:id', ACCOUNTS, 'required', ['write:statuses'], {

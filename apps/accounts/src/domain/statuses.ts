@@ -113,8 +113,9 @@ export interface NewStatus {
 }
 
 /**
- * The author's uploads named by `ids`, in that order, that may go on a status: not attached yet, or already on
- * `statusId` (an edit). Too many, or one that is not the author's or is on another status → 422.
+ * The author's uploads named by `ids`, in that order, that may go on a status: not attached yet (nor held by a
+ * scheduled status), or already on `statusId` (an edit). Too many, or one that is not the author's or is on another
+ * status → 422.
  */
 export async function attachableMedia(
   trx: Knex,
@@ -127,6 +128,7 @@ export async function attachableMedia(
   const rows: MediaAttachmentRow[] = ids.length
     ? await trx('media_attachments')
         .where({ account_id: accountId })
+        .whereNull('scheduled_status_id')
         .where((q) =>
           statusId ? q.whereNull('status_id').orWhere('status_id', statusId) : q.whereNull('status_id'),
         )
@@ -173,6 +175,19 @@ async function countStatus(trx: Knex, accountId: string, visibility: Visibility,
   else await q.where('statuses_count', '>', 0).decrement('statuses_count', 1)
 }
 
+/** The status a new one replies to: one the author can see and not a boost, else 404 (Mastodon's wording). */
+export async function replyTarget(
+  trx: Knex,
+  author: AccountRow,
+  inReplyToId: string | undefined,
+): Promise<StatusRow | undefined> {
+  const gone = () => new HttpError(404, 'The post you are trying to reply to does not appear to exist.')
+  if (!inReplyToId) return undefined
+  const replyTo = await findVisibleStatus(trx, inReplyToId, author.id, gone)
+  if (replyTo.reblog_of_id) throw gone()
+  return replyTo
+}
+
 /**
  * Mastodon's PostStatusService for local accounts: validates, stores the status with its mentions, tags and
  * media, and records `status.created` (the accounts worker notifies and fans out).
@@ -180,16 +195,7 @@ async function countStatus(trx: Knex, accountId: string, visibility: Visibility,
 export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) {
   checkText(s.text, s.spoilerText, s.mediaIds.length > 0)
 
-  const replyTo = s.inReplyToId
-    ? await findVisibleStatus(
-        trx,
-        s.inReplyToId,
-        author.id,
-        () => new HttpError(404, 'The post you are trying to reply to does not appear to exist.'),
-      )
-    : undefined
-  if (replyTo?.reblog_of_id)
-    throw new HttpError(404, 'The post you are trying to reply to does not appear to exist.')
+  const replyTo = await replyTarget(trx, author, s.inReplyToId)
 
   const media = await attachableMedia(trx, author.id, s.mediaIds)
   const mentioned = await mentionedAccounts(trx, s.text)

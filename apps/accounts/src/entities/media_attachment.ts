@@ -5,6 +5,8 @@ export interface MediaAttachmentRow {
   id: string
   account_id: string
   status_id: string | null
+  /** The scheduled status holding it until publication. */
+  scheduled_status_id?: string | null
   file: string
   content_type: string
   description: string | null

@@ -26,7 +26,12 @@ export const postStatusParams = z.object({
   in_reply_to_id: param.text(),
   media_ids: param.list(),
   poll: poll(),
+  /** ISO 8601; at least 5 minutes ahead it schedules the status instead (docs/statuses.md), in the past posts now. */
+  scheduled_at: param.text(),
 })
+
+/** PUT /api/v1/scheduled_statuses/:id */
+export const updateScheduledStatusParams = z.object({ scheduled_at: param.text() })
 
 /** PUT (and PATCH) /api/v1/statuses/:id: the whole new version of the status. */
 export const updateStatusParams = z.object({

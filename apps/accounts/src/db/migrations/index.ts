@@ -12,6 +12,7 @@ import * as polls from './20261123300000_polls'
 import * as pollExpiry from './20261124400000_poll_expiry'
 import * as lists from './20261124500000_lists'
 import * as markersRulesAnnouncements from './20261124600000_markers_rules_announcements'
+import * as scheduledStatuses from './20261124700000_scheduled_statuses'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -31,4 +32,5 @@ export const migrations: Migration[] = [
   { name: '20261124400000_poll_expiry', ...pollExpiry },
   { name: '20261124500000_lists', ...lists },
   { name: '20261124600000_markers_rules_announcements', ...markersRulesAnnouncements },
+  { name: '20261124700000_scheduled_statuses', ...scheduledStatuses },
 ]

@@ -14,6 +14,9 @@ import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 import type { StatusEdit } from '../../../domain/edits'
 import { editStatus } from '../../../domain/edits'
+import type { ScheduledParams, ScheduledStatusRow } from '../../../domain/scheduled_statuses'
+import { parseScheduledAt, scheduleStatus } from '../../../domain/scheduled_statuses'
+import { renderScheduledStatus } from '../../../entities/scheduled_status'
 import type { NewPoll } from '../../../domain/polls'
 
 /** The `poll` parameter as the domain takes it; none, or one with nothing in it, means no poll (Rails' blank). */
@@ -53,18 +56,80 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     applicationId: token?.application_id ?? null,
     poll: pollOf(ctx, p.poll),
   }
+  // `scheduled_at` ahead schedules the status (docs/statuses.md); one in the past posts it now, as in Mastodon.
+  let scheduledAt: Date | undefined
+  if (p.scheduled_at !== undefined) {
+    scheduledAt = parseScheduledAt(p.scheduled_at)
+    if (!scheduledAt) throw unprocessable('Record invalid')
+    if (scheduledAt.getTime() <= Date.now()) scheduledAt = undefined
+  }
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+
   let created: StatusRow | undefined
+  let scheduled: ScheduledStatusRow | undefined
   const create = async () => {
+    if (scheduledAt) {
+      const at = scheduledAt
+      scheduled = await ctx.db.transaction((trx) =>
+        scheduleStatus(
+          trx,
+          account,
+          input,
+          scheduledParams(p, input),
+          at,
+          ctx.config.SCHEDULED_STATUS_MIN_OFFSET_SECONDS,
+        ),
+      )
+      return `${SCHEDULED}${scheduled.id}`
+    }
     created = await ctx.db.transaction((trx) => createStatus(trx, account, input))
     return created.id
   }
-  // A repeat of the same Idempotency-Key within an hour answers with the status the first request made.
+  // A repeat of the same Idempotency-Key within an hour answers with what the first request made.
   const key = req.get('Idempotency-Key')
   const id = key
     ? await once(ctx.redis, `${ctx.config.REDIS_PREFIX}:idempotency:status:${account.id}`, key, create)
     : await create()
+  if (id.startsWith(SCHEDULED)) {
+    scheduled ??= await ctx
+      .db('scheduled_statuses')
+      .where({ id: id.slice(SCHEDULED.length), account_id: account.id })
+      .first()
+    // Published (or deleted) since the first request: gone, as Mastodon's `scheduled_statuses.find` says.
+    if (!scheduled) throw recordNotFound()
+    res.json(await renderScheduledStatus(ctx.db, urls, scheduled))
+    return
+  }
   const status = created ?? (await findVisibleStatus(ctx.db, id, account.id))
-  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
+  res.json(await renderStatus(ctx.db, urls, status, account.id))
+}
+
+/** What an Idempotency-Key remembers of a scheduled status: its id behind this mark. */
+const SCHEDULED = 'scheduled:'
+
+/** The request as Mastodon keeps it in a ScheduledStatus's `params`: given values, null for the rest. */
+function scheduledParams(p: z.output<typeof postStatusParams>, input: NewStatus): ScheduledParams {
+  return {
+    text: p.status ?? null,
+    spoiler_text: p.spoiler_text ?? null,
+    sensitive: p.sensitive ?? null,
+    visibility: p.visibility ?? null,
+    language: p.language ?? null,
+    in_reply_to_id: input.inReplyToId ?? null,
+    media_ids: p.media_ids ?? null,
+    poll: input.poll
+      ? {
+          options: input.poll.options,
+          expires_in: input.poll.expiresIn ?? null,
+          multiple: input.poll.multiple,
+          hide_totals: input.poll.hideTotals,
+        }
+      : null,
+    application_id: input.applicationId ?? null,
+    scheduled_at: null,
+    idempotency: null,
+    with_rate_limit: false,
+  }
 }
 
 /**
