@@ -8,31 +8,29 @@ export const activeMute = (db: Knex, alias = 'mutes') =>
   db.raw(`(??.expires_at IS NULL OR ??.expires_at > now())`, [alias, alias])
 
 /**
- * Leaves out the rows whose account (`accountColumn`, e.g. `accounts.id` or `statuses.account_id`) the viewer
- * blocks or mutes, or that blocks the viewer.
+ * The accounts kept out of `viewerId`'s listings (Mastodon's `excluded_from_timeline_account_ids`): those the
+ * viewer blocks or mutes (while the mute lasts) and those who block the viewer. Read once per request and then
+ * checked against each row as a list (`hideAccounts`), so a listing never runs a subquery per row and its plan
+ * does not depend on the planner's statistics (docs/performance.md, "Queries").
  */
-export function hideBlockedAndMuted(
-  db: Knex,
-  query: Knex.QueryBuilder,
-  viewerId: string,
-  accountColumn: string,
-) {
-  return query
-    .whereNotExists(
-      db('blocks')
-        .where('blocks.account_id', viewerId)
-        .whereRaw('blocks.target_account_id = ??', [accountColumn]),
-    )
-    .whereNotExists(
-      db('blocks as b').whereRaw('b.account_id = ??', [accountColumn]).where('b.target_account_id', viewerId),
-    )
-    .whereNotExists(
-      db('mutes')
-        .where('mutes.account_id', viewerId)
-        .whereRaw('mutes.target_account_id = ??', [accountColumn])
-        .where(activeMute(db)),
-    )
+export async function hiddenAccounts(db: Knex, viewerId: string): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `SELECT target_account_id AS id FROM blocks WHERE account_id = ?
+     UNION SELECT account_id FROM blocks WHERE target_account_id = ?
+     UNION SELECT target_account_id FROM mutes WHERE account_id = ? AND ${activeMute(db).toQuery()}`,
+    [viewerId, viewerId, viewerId],
+  )
+  return rows.map((r) => r.id)
 }
+
+/** Leaves out the rows whose account (`accountColumn`, e.g. `accounts.id`) is among `hidden` (`hiddenAccounts`). */
+export function hideAccounts(query: Knex.QueryBuilder, accountColumn: string, hidden: string[]) {
+  if (hidden.length) query.whereRaw('?? <> ALL (?::bigint[])', [accountColumn, bigintArray(hidden)])
+  return query
+}
+
+/** A list of ids as one Postgres array parameter (`{1,2,3}`), not one parameter per id. */
+export const bigintArray = (ids: string[]) => `{${ids.join(',')}}`
 
 export async function forgetExpiredMutes(db: Knex, accountId: string) {
   await db('mutes').where({ account_id: accountId }).where('expires_at', '<=', db.fn.now()).delete()

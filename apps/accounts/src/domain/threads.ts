@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { StatusRow } from '../entities/status'
-import { hideBlockedAndMuted } from './relationships'
+import { hiddenAccounts, hideAccounts } from './relationships'
 import { visibleTo } from './statuses'
 
 /** Mastodon's context limits: generous with a signed-in viewer, modest for anonymous readers. */
@@ -9,10 +9,10 @@ export const ANONYMOUS_LIMITS = { ancestors: 40, descendants: 60, depth: 20 }
 
 /**
  * Mastodon's StatusFilter on a statuses query: what the viewer may read (visibleTo), minus authors the viewer
- * blocks or mutes or who block the viewer, and silenced authors the viewer does not follow. The viewer's own
- * statuses always stay.
+ * blocks or mutes or who block the viewer (`hidden`, from `hiddenAccounts`), and silenced authors the viewer
+ * does not follow. The viewer's own statuses always stay.
  */
-export function permittedTo(db: Knex, query: Knex.QueryBuilder, viewerId?: string) {
+export function permittedTo(db: Knex, query: Knex.QueryBuilder, viewerId?: string, hidden: string[] = []) {
   visibleTo(db, query, viewerId)
   query.where((q) => {
     q.whereNotExists(
@@ -27,22 +27,19 @@ export function permittedTo(db: Knex, query: Knex.QueryBuilder, viewerId?: strin
           .where('follows.account_id', viewerId),
       )
   })
-  if (viewerId)
-    query.where((q) =>
-      q
-        .where('statuses.account_id', viewerId)
-        .orWhere((others) => hideBlockedAndMuted(db, others, viewerId, 'statuses.account_id')),
-    )
-  return query
+  // Never the viewer's own account: nobody blocks or mutes themselves.
+  return hideAccounts(query, 'statuses.account_id', hidden)
 }
 
 /** The statuses among `ids` the viewer may read, in the order of `ids`. */
 export async function permittedStatuses(db: Knex, ids: string[], viewerId?: string): Promise<StatusRow[]> {
   if (!ids.length) return []
+  const hidden = viewerId ? await hiddenAccounts(db, viewerId) : []
   const rows: StatusRow[] = await permittedTo(
     db,
     db('statuses').whereIn('statuses.id', ids),
     viewerId,
+    hidden,
   ).select('statuses.*')
   const byId = new Map(rows.map((r) => [r.id, r]))
   return ids.flatMap((id) => byId.get(id) ?? [])

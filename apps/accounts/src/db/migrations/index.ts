@@ -13,6 +13,7 @@ import * as pollExpiry from './20261124400000_poll_expiry'
 import * as lists from './20261124500000_lists'
 import * as markersRulesAnnouncements from './20261124600000_markers_rules_announcements'
 import * as scheduledStatuses from './20261124700000_scheduled_statuses'
+import * as keysetIndexes from './20261124900000_keyset_indexes'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   { name: '20261124500000_lists', ...lists },
   { name: '20261124600000_markers_rules_announcements', ...markersRulesAnnouncements },
   { name: '20261124700000_scheduled_statuses', ...scheduledStatuses },
+  { name: '20261124900000_keyset_indexes', ...keysetIndexes },
 ]

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
-import { blocks, hideBlockedAndMuted } from '../../../domain/relationships'
+import { blocks, hiddenAccounts, hideAccounts } from '../../../domain/relationships'
 import { optionalUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
 
@@ -28,7 +28,7 @@ const listing = (direction: 'followers' | 'following') =>
       .where(`follows.${self}`, account.id)
       .whereNull('accounts.suspended_at')
       .select('accounts.*', 'follows.id as page_id')
-    if (viewerId && !owner) hideBlockedAndMuted(db, query, viewerId, 'accounts.id')
+    if (viewerId && !owner && !hidden) hideAccounts(query, 'accounts.id', await hiddenAccounts(db, viewerId))
     await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'follows.id')
   }
 

@@ -4,9 +4,9 @@ import { accountStatusesParams, readParams } from '@roost/routes'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, paramText, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
-import { blocks } from '../../../domain/relationships'
+import { blocks, hiddenAccounts } from '../../../domain/relationships'
 import { findAccount } from '../../../domain/records'
-import { visibleTo, withoutUnwantedReblogs } from '../../../domain/statuses'
+import { authorStatusesVisibleTo } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
@@ -30,8 +30,15 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   const hidden = !!account.suspended_at || (!!viewerId && (await blocks(ctx.db, account.id, viewerId)))
 
   const query = ctx.db('statuses').where('statuses.account_id', account.id).select('statuses.*')
-  visibleTo(ctx.db, query, viewerId)
-  if (viewerId) withoutUnwantedReblogs(ctx.db, query, viewerId)
+  // The author's suspension and blocks are known already (`hidden`): no per-row check of either.
+  if (!hidden)
+    await authorStatusesVisibleTo(
+      ctx.db,
+      query,
+      account.id,
+      viewerId,
+      viewerId ? await hiddenAccounts(ctx.db, viewerId) : [],
+    )
   if (flags.exclude_direct) query.whereNot('statuses.visibility', 'direct')
   if (flags.pinned)
     query.whereExists(

@@ -3,7 +3,7 @@ import type { Knex } from '@roost/db'
 import { notFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
-import { hideBlockedAndMuted } from '../../../domain/relationships'
+import { hiddenAccounts, hideAccounts } from '../../../domain/relationships'
 import { findVisibleStatus } from '../../../domain/statuses'
 import { optionalUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
@@ -23,7 +23,7 @@ async function interactingAccounts(
   const query = rows(ctx.db, status.id)
     .whereNull('accounts.suspended_at')
     .select('accounts.*', 'page.id as page_id')
-  if (viewerId) hideBlockedAndMuted(ctx.db, query, viewerId, 'accounts.id')
+  if (viewerId) hideAccounts(query, 'accounts.id', await hiddenAccounts(ctx.db, viewerId))
   await sendAccountPage(ctx, req, res, query, 'page.id')
 }
 

@@ -4,7 +4,7 @@ import { publicTimelineParams, readParams } from '@roost/routes'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
-import { hideBlockedAndMuted } from '../../../domain/relationships'
+import { hiddenAccounts, hideAccounts } from '../../../domain/relationships'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
@@ -30,7 +30,7 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
   if (onlyMedia)
     query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
   const viewerId = viewer?.account.id
-  if (viewerId) hideBlockedAndMuted(db, query, viewerId, 'statuses.account_id')
+  if (viewerId) hideAccounts(query, 'statuses.account_id', await hiddenAccounts(db, viewerId))
   const rows = remote && !local ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {}

@@ -1,0 +1,129 @@
+import type { Stack } from '../../stack'
+import { startStack } from '../../stack'
+import type { TestUser } from './helpers'
+import { post, signUp } from './helpers'
+
+/**
+ * Every keyset listing reads its page from an index, in the listing's order: the query each endpoint really runs
+ * (captured from knex) is explained with sorting and sequential scans priced out, and its plan must read the
+ * index made for it, with no Sort. A listing without a matching index sorts or walks the whole table in id order,
+ * and so costs more the deeper the page (docs/performance.md, "Queries").
+ */
+let stack: Stack
+let alice: TestUser
+let bob: TestUser
+let admin: TestUser
+let statusId: string
+const captured: { sql: string; bindings: unknown[] }[] = []
+
+beforeAll(async () => {
+  stack = await startStack()
+  alice = await signUp(stack)
+  bob = await signUp(stack)
+  const carol = await signUp(stack)
+  const dave = await signUp(stack)
+  const adminUser = await stack.createUser({ username: 'boss', role: 'admin' })
+  const adminToken = await stack.userToken('read write follow admin:read', adminUser)
+  admin = {
+    ...alice,
+    get: (path: string) => stack.api().get(path).set('Authorization', `Bearer ${adminToken}`),
+  } as TestUser
+  await bob.post(`/api/v1/accounts/${alice.id}/follow`).expect(200)
+  await alice.post(`/api/v1/accounts/${bob.id}/follow`).expect(200)
+  await alice.post(`/api/v1/accounts/${carol.id}/block`).expect(200)
+  await alice.post(`/api/v1/accounts/${dave.id}/mute`).expect(200)
+  statusId = await post(alice, `hello @${bob.username}`)
+  await post(alice, { status: 'for followers', visibility: 'private' })
+  await bob.post(`/api/v1/statuses/${statusId}/favourite`).expect(200)
+  await bob.post(`/api/v1/statuses/${statusId}/reblog`).expect(200)
+  await bob.post(`/api/v1/statuses/${statusId}/bookmark`).expect(200)
+  await stack.drain()
+  stack.accounts.ctx.db.on('query', (q: { sql: string; bindings?: unknown[] }) =>
+    captured.push({ sql: q.sql, bindings: q.bindings ?? [] }),
+  )
+}, 120_000)
+afterAll(() => stack?.stop())
+
+/** The listing query an endpoint ran: the one that ends in `order by … limit`. */
+async function listingQuery(request: () => PromiseLike<{ status: number }>) {
+  captured.length = 0
+  expect((await request()).status).toBe(200)
+  const found = captured.filter((q) => /order by .+ limit \$\d+\s*$/i.test(q.sql))
+  expect(found).toHaveLength(1)
+  return found[0]!
+}
+
+interface PlanNode {
+  'Node Type': string
+  'Index Name'?: string
+  Plans?: PlanNode[]
+}
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)]
+
+async function plan(query: { sql: string; bindings: unknown[] }): Promise<PlanNode[]> {
+  return stack.accounts.ctx.db.transaction(async (trx) => {
+    await trx.raw('SET LOCAL enable_sort = off')
+    await trx.raw('SET LOCAL enable_seqscan = off')
+    // knex reports pg's numbered placeholders, in the order of the bindings.
+    const sql = query.sql.replace(/\$\d+/g, '?')
+    const { rows } = await trx.raw(`EXPLAIN (FORMAT JSON) ${sql}`, query.bindings as never)
+    return nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode)
+  })
+}
+
+const listings: [string, string, () => PromiseLike<{ status: number }>][] = [
+  [
+    "an account's statuses, anonymous",
+    'statuses_account_id_id_index',
+    () => stack.api().get(`/api/v1/accounts/${alice.id}/statuses`),
+  ],
+  [
+    "an account's statuses, a follower",
+    'statuses_account_id_id_index',
+    () => bob.get(`/api/v1/accounts/${alice.id}/statuses`),
+  ],
+  [
+    "an account's statuses, a page deep",
+    'statuses_account_id_id_index',
+    () => bob.get(`/api/v1/accounts/${alice.id}/statuses?max_id=${statusId}`),
+  ],
+  [
+    "an account's own statuses",
+    'statuses_account_id_id_index',
+    () => alice.get(`/api/v1/accounts/${alice.id}/statuses`),
+  ],
+  ['the public timeline', 'statuses_public_id', () => bob.get('/api/v1/timelines/public')],
+  ['notifications', 'notifications_account_id_id_index', () => alice.get('/api/v1/notifications')],
+  [
+    'followers',
+    'follows_target_account_id_id_index',
+    () => bob.get(`/api/v1/accounts/${alice.id}/followers`),
+  ],
+  ['following', 'follows_account_id_id', () => bob.get(`/api/v1/accounts/${alice.id}/following`)],
+  ['blocks', 'blocks_account_id_id', () => alice.get('/api/v1/blocks')],
+  ['mutes', 'mutes_account_id_id', () => alice.get('/api/v1/mutes')],
+  [
+    'follow requests',
+    'follow_requests_target_account_id_id_index',
+    () => alice.get('/api/v1/follow_requests'),
+  ],
+  ['favourites', 'favourites_account_id_id', () => bob.get('/api/v1/favourites')],
+  ['bookmarks', 'bookmarks_account_id_id', () => bob.get('/api/v1/bookmarks')],
+  ['favourited_by', 'favourites_status_id_id', () => alice.get(`/api/v1/statuses/${statusId}/favourited_by`)],
+  ['reblogged_by', 'statuses_reblog_of_id_id', () => alice.get(`/api/v1/statuses/${statusId}/reblogged_by`)],
+  ['admin accounts', 'accounts_pkey', () => admin.get('/api/v1/admin/accounts')],
+  ['admin IP blocks', 'ip_blocks_pkey', () => admin.get('/api/v1/admin/ip_blocks')],
+]
+
+it.each(listings)('%s: its page read in order from %s, no Sort', async (_name, index, request) => {
+  const steps = await plan(await listingQuery(request))
+  expect(steps.map((n) => n['Node Type'])).not.toContain('Sort')
+  expect(steps.map((n) => n['Node Type'])).not.toContain('Incremental Sort')
+  expect(steps.map((n) => n['Index Name'])).toContain(index)
+})
+
+it("an account's statuses check the author's suspension and the viewer's blocks and mutes once, not per row", async () => {
+  const query = await listingQuery(() => bob.get(`/api/v1/accounts/${alice.id}/statuses`))
+  expect(query.sql).not.toMatch(/suspended_at/)
+  expect(query.sql).not.toMatch(/"blocks"|"mutes"/)
+})
