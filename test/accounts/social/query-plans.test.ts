@@ -14,6 +14,7 @@ let alice: TestUser
 let bob: TestUser
 let admin: TestUser
 let statusId: string
+let listId: string
 const captured: { sql: string; bindings: unknown[] }[] = []
 
 beforeAll(async () => {
@@ -37,6 +38,9 @@ beforeAll(async () => {
   await bob.post(`/api/v1/statuses/${statusId}/favourite`).expect(200)
   await bob.post(`/api/v1/statuses/${statusId}/reblog`).expect(200)
   await bob.post(`/api/v1/statuses/${statusId}/bookmark`).expect(200)
+  const list = await alice.post('/api/v1/lists', { title: 'friends' }).expect(200)
+  listId = list.body.id
+  await alice.post(`/api/v1/lists/${listId}/accounts`, { account_ids: [bob.id] }).expect(200)
   await stack.drain()
   stack.accounts.ctx.db.on('query', (q: { sql: string; bindings?: unknown[] }) =>
     captured.push({ sql: q.sql, bindings: q.bindings ?? [] }),
@@ -111,6 +115,11 @@ const listings: [string, string, () => PromiseLike<{ status: number }>][] = [
   ['bookmarks', 'bookmarks_account_id_id', () => bob.get('/api/v1/bookmarks')],
   ['favourited_by', 'favourites_status_id_id', () => alice.get(`/api/v1/statuses/${statusId}/favourited_by`)],
   ['reblogged_by', 'statuses_reblog_of_id_id', () => alice.get(`/api/v1/statuses/${statusId}/reblogged_by`)],
+  [
+    'list members',
+    'list_accounts_list_id_account_id_unique',
+    () => alice.get(`/api/v1/lists/${listId}/accounts`),
+  ],
   ['admin accounts', 'accounts_pkey', () => admin.get('/api/v1/admin/accounts')],
   ['admin IP blocks', 'ip_blocks_pkey', () => admin.get('/api/v1/admin/ip_blocks')],
 ]
