@@ -8,6 +8,7 @@ COPY package.json package-lock.json .npmrc ./
 COPY apps/accounts/package.json apps/accounts/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/push/package.json apps/push/
+COPY apps/streaming/package.json apps/streaming/
 COPY packages/auth/package.json packages/auth/
 COPY packages/db/package.json packages/db/
 COPY packages/events/package.json packages/events/
@@ -30,6 +31,7 @@ COPY --from=build /app/scripts/complete-lockfile.mjs scripts/
 COPY --from=build /app/apps/accounts/package.json apps/accounts/
 COPY --from=build /app/apps/gateway/package.json apps/gateway/
 COPY --from=build /app/apps/push/package.json apps/push/
+COPY --from=build /app/apps/streaming/package.json apps/streaming/
 COPY --from=build /app/packages/auth/package.json packages/auth/
 COPY --from=build /app/packages/db/package.json packages/db/
 COPY --from=build /app/packages/events/package.json packages/events/
@@ -47,9 +49,10 @@ COPY --from=build --chown=root:root /app/dist dist
 COPY --from=build --chown=root:root /app/apps/accounts/dist apps/accounts/dist
 COPY --from=build --chown=root:root /app/apps/gateway/dist apps/gateway/dist
 COPY --from=build --chown=root:root /app/apps/push/dist apps/push/dist
+COPY --from=build --chown=root:root /app/apps/streaming/dist apps/streaming/dist
 # The code belongs to root and is read-only to the process, which runs as the image's `node` user (uid 1000).
 RUN mkdir -p /data/media && chown node:node /data/media
 ENV MEDIA_DIR=/data/media
 USER node
-EXPOSE 3000 3001 3002 3003
+EXPOSE 3000 3001 3002 3003 3004 3005
 CMD ["node", "apps/gateway/dist/main.js"]

@@ -1,7 +1,7 @@
 // `npm start`: the whole of Roost on this machine, in one command. Uses Postgres and Redis at DATABASE_URL /
 // REDIS_URL when they answer, otherwise runs its own under ROOST_DATA_DIR (default .data/); generates development
-// keys once, migrates, ensures an admin, then runs gateway, accounts, its worker, push API and push worker until
-// Ctrl-C. The processes run the bundles `npm run build` makes (apps/<app>/dist/*.js, built first: what production
+// keys once, migrates, ensures an admin, then runs gateway, accounts, its worker, push API, push worker and
+// streaming until Ctrl-C. The processes run the bundles `npm run build` makes (apps/<app>/dist/*.js, built first: what production
 // runs); `npm run dev` (`--dev`) runs the TypeScript sources with tsx instead. See docs/operations.md.
 import { spawn, spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -30,6 +30,7 @@ const APPS = [
   },
   { name: 'push', entry: 'apps/push/src/main.ts', portVar: 'PUSH_PORT', port: 3002 },
   { name: 'push-worker', entry: 'apps/push/src/worker-main.ts', portVar: 'PUSH_WORKER_PORT', port: 3003 },
+  { name: 'streaming', entry: 'apps/streaming/src/main.ts', portVar: 'STREAMING_PORT', port: 3005 },
   { name: 'gateway', entry: 'apps/gateway/src/main.ts', portVar: 'GATEWAY_PORT', port: 3000 },
 ] as const
 
@@ -92,6 +93,7 @@ async function main() {
   env.PUBLIC_URL ||= `http://localhost:${env.GATEWAY_PORT}`
   env.ACCOUNTS_URL ||= `http://127.0.0.1:${env.ACCOUNTS_PORT}`
   env.PUSH_URL ||= `http://127.0.0.1:${env.PUSH_PORT}`
+  env.STREAMING_URL ||= `http://127.0.0.1:${env.STREAMING_PORT}`
 
   if (await postgresAnswers(env.DATABASE_URL!)) {
     console.log(`Postgres: using ${redactUrl(env.DATABASE_URL!)}`)
@@ -174,6 +176,7 @@ async function main() {
   console.log(`
 Roost is running.
   API (Mastodon-compatible): ${publicUrl}/api/v1/…   (OAuth: ${publicUrl}/oauth/authorize)
+  Streaming:                 ${publicUrl.replace(/^http/, 'ws')}/api/v1/streaming
   Bull Board (admins):       ${publicUrl}/admin/queues
   Metrics:                   ${started.map((a) => `${a.name} http://127.0.0.1:${env[a.name === 'gateway' ? 'GATEWAY_METRICS_PORT' : a.portVar]}/metrics`).join(', ')}
   Data:                      ${dataDir}

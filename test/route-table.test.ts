@@ -19,7 +19,11 @@ const shape = (r: Pick<Route, 'method' | 'path'>) => `${r.method} ${r.path.repla
 
 describe('the route table (packages/routes/src/table.ts) and the services', () => {
   it('every table route is registered with real handlers by its upstream service', () => {
-    const registered = { accounts: stack.accounts.routes(), push: stack.push.routes() }
+    const registered = {
+      accounts: stack.accounts.routes(),
+      push: stack.push.routes(),
+      streaming: stack.streaming.routes(),
+    }
     const missing = ROUTES.filter(
       (route) => route.upstream !== 'gateway' && !registered[route.upstream].includes(route),
     ).map(name)
@@ -30,6 +34,7 @@ describe('the route table (packages/routes/src/table.ts) and the services', () =
     for (const [upstream, routes] of [
       ['accounts', stack.accounts.routes()],
       ['push', stack.push.routes()],
+      ['streaming', stack.streaming.routes()],
     ] as const) {
       expect(routes.filter((r) => !ROUTES.includes(r) || r.upstream !== upstream).map(name)).toEqual([])
       expect(routes.filter((r, i) => routes.indexOf(r) !== i).map(name)).toEqual([])

@@ -16,6 +16,8 @@ import { createGateway } from '../apps/gateway/src/service'
 import { loadPushConfig } from '../apps/push/src/config'
 import { createPushService } from '../apps/push/src/service'
 import { createPushWorker } from '../apps/push/src/worker'
+import { loadStreamingConfig } from '../apps/streaming/src/config'
+import { createStreamingService } from '../apps/streaming/src/service'
 
 export interface StackOptions {
   /** Extra environment for every service (e.g. `{ OAUTH_PASSWORD_GRANT: 'false' }`). */
@@ -33,7 +35,7 @@ const testSigningKeys = () =>
 
 /**
  * The whole of Roost in this process: its own database (copied from the run's template) and Redis prefix,
- * accounts, its worker, push API, push worker and gateway on free ports. Tests talk to `stack.gateway` only, as
+ * accounts, its worker, push API, push worker, streaming and gateway on free ports. Tests talk to `stack.gateway` only, as
  * clients would, and wait for the workers with `drain()`.
  */
 export async function startStack(options: StackOptions = {}) {
@@ -70,8 +72,10 @@ export async function startStack(options: StackOptions = {}) {
   const pushUrl = `http://127.0.0.1:${await push.start(0)}`
   const pushWorker = await createPushWorker(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
   await pushWorker.start(0)
+  const streaming = await createStreamingService(loadStreamingConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
+  const streamingUrl = `http://127.0.0.1:${await streaming.start(0)}`
   const gateway = await createGateway(
-    loadGatewayConfig({ ...env, ACCOUNTS_URL: accountsUrl, PUSH_URL: pushUrl }),
+    loadGatewayConfig({ ...env, ACCOUNTS_URL: accountsUrl, PUSH_URL: pushUrl, STREAMING_URL: streamingUrl }),
   )
   await gateway.start(gatewayPort)
   const url = env.PUBLIC_URL!
@@ -89,10 +93,12 @@ export async function startStack(options: StackOptions = {}) {
     url,
     accountsUrl,
     pushUrl,
+    streamingUrl,
     accounts,
     accountsWorker,
     push,
     pushWorker,
+    streaming,
     gateway,
     /** supertest against the gateway. */
     api,
@@ -173,6 +179,7 @@ export async function startStack(options: StackOptions = {}) {
 
     async stop() {
       await gateway.stop()
+      await streaming.stop()
       await pushWorker.stop()
       await push.stop()
       await accountsWorker?.stop()

@@ -34,7 +34,12 @@ describe('a malformed multipart body (finding 2)', () => {
   it.each(withBody.map((r) => [`${r.method} ${r.path}`, r] as const))(
     'is a 400 on %s, with or without a token, through the gateway and straight to the service',
     async (_name, route) => {
-      const services = { accounts: stack.accountsUrl, push: stack.pushUrl, gateway: stack.url }
+      const services = {
+        accounts: stack.accountsUrl,
+        push: stack.pushUrl,
+        streaming: stack.streamingUrl,
+        gateway: stack.url,
+      }
       for (const base of [stack.url, services[route.upstream]])
         for (const auth of [undefined, token])
           for (const { type, body } of Object.values(bodies)) {

@@ -470,6 +470,12 @@ export function send(base: string, request: FuzzRequest): Promise<FuzzResponse> 
     const req = http.request(
       { host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent },
       (res) => {
+        const contentType = String(res.headers['content-type'] ?? '')
+        if (res.statusCode === 200 && contentType.startsWith('text/event-stream')) {
+          // An event stream (the streaming API) does not end: its status and type are the answer.
+          res.destroy()
+          return resolve({ status: 200, contentType, body: '' })
+        }
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('end', () =>

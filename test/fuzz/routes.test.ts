@@ -121,7 +121,12 @@ describe('fuzzing every route of the table', () => {
     const requests: FuzzRequest[] = ROUTES.flatMap((route, i) =>
       fc.sample(requestFor(route, fixtures), { seed: SEED + i, numRuns: perRoute }),
     )
-    const services = { accounts: stack.accountsUrl, push: stack.pushUrl, gateway: stack.url }
+    const services = {
+      accounts: stack.accountsUrl,
+      push: stack.pushUrl,
+      streaming: stack.streamingUrl,
+      gateway: stack.url,
+    }
     const base = (r: FuzzRequest) => (r.target === 'gateway' ? stack.url : services[r.upstream])
 
     const failures: Failure[] = []

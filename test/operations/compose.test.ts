@@ -15,13 +15,36 @@ it('passes docker-compose config -q', () => {
 it('runs migrations before the services, with health checks and Redis that never evicts', () => {
   const { services } = parse(readFileSync(COMPOSE, 'utf8'), { merge: true })
   expect(Object.keys(services).sort()).toEqual(
-    ['accounts', 'accounts-worker', 'gateway', 'migrate', 'postgres', 'push', 'push-worker', 'redis'].sort(),
+    [
+      'accounts',
+      'accounts-worker',
+      'gateway',
+      'migrate',
+      'postgres',
+      'push',
+      'push-worker',
+      'redis',
+      'streaming',
+    ].sort(),
   )
   expect(services.migrate.command).toEqual(['node', 'dist/migrate.js'])
   for (const name of ['accounts', 'accounts-worker', 'push', 'push-worker'])
     expect(services[name].depends_on.migrate).toEqual({ condition: 'service_completed_successfully' })
-  for (const name of ['accounts', 'accounts-worker', 'push', 'push-worker', 'gateway', 'postgres', 'redis'])
+  for (const name of [
+    'accounts',
+    'accounts-worker',
+    'push',
+    'push-worker',
+    'streaming',
+    'gateway',
+    'postgres',
+    'redis',
+  ])
     expect(services[name].healthcheck.test.join(' ')).toMatch(/health\/ready|pg_isready|redis-cli ping/)
+  // Streaming reads no database, so it needs no migration; the gateway waits for it.
+  expect(services.streaming.depends_on.migrate).toBeUndefined()
+  expect(services.gateway.depends_on.streaming).toEqual({ condition: 'service_healthy' })
+  expect(services.streaming.command).toEqual(['node', 'apps/streaming/dist/main.js'])
   expect(services.redis.command.join(' ')).toContain('--maxmemory-policy noeviction')
   expect(services.redis.command.join(' ')).toContain('--appendonly yes')
   expect(

@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml'
 
 const ROOT = path.resolve(__dirname, '../..')
 const OVERLAYS = ['dev', 'production']
-const WORKLOADS = ['gateway', 'accounts', 'accounts-worker', 'push', 'push-worker']
+const WORKLOADS = ['gateway', 'accounts', 'accounts-worker', 'push', 'push-worker', 'streaming']
 
 interface K8sObject {
   apiVersion: string
@@ -87,7 +87,7 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
     }
   })
 
-  it('runs the five processes, each with probes, resources and a hardened security context', () => {
+  it('runs the six processes, each with probes, resources and a hardened security context', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...WORKLOADS].sort())
     for (const deployment of deployments) {
       const pod = deployment.spec.template.spec
@@ -122,10 +122,18 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
       expect(openToAll).toBe(name === 'gateway')
     }
     // The service APIs accept the gateway (push and the worker reach accounts only for its key set).
-    const pushPolicy = policies.find((p) => p.metadata.name === 'push')!
-    expect(pushPolicy.spec.ingress[0].from).toEqual([
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } },
-    ])
+    for (const name of ['push', 'streaming']) {
+      const policy = policies.find((p) => p.metadata.name === name)!
+      expect(policy.spec.ingress[0].from).toEqual([
+        { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } } },
+      ])
+    }
+    // The gateway may reach streaming (WebSocket upgrades and event streams are proxied).
+    const gatewayPolicy = policies.find((p) => p.metadata.name === 'gateway')!
+    expect(gatewayPolicy.spec.egress).toContainEqual({
+      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'streaming' } } }],
+      ports: [{ protocol: 'TCP', port: 3005 }],
+    })
   })
 
   it('has Services, one Ingress to the gateway, HPAs, PDBs and one migration Job per schema', () => {
@@ -135,13 +143,20 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
         .map((o) => o.metadata.name)
         .sort()
     expect(names('Service')).toEqual(
-      expect.arrayContaining(['accounts', 'gateway', 'push'].map((n) => expect.stringContaining(n))),
+      expect.arrayContaining(
+        ['accounts', 'gateway', 'push', 'streaming'].map((n) => expect.stringContaining(n)),
+      ),
     )
     expect(names('Service')).not.toContain('push-worker')
     const ingresses = objects.filter((o) => o.kind === 'Ingress')
     expect(ingresses).toHaveLength(1)
     expect(ingresses[0]!.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway')
-    expect(names('HorizontalPodAutoscaler')).toEqual(['accounts-worker', 'gateway', 'push-worker'])
+    expect(names('HorizontalPodAutoscaler')).toEqual([
+      'accounts-worker',
+      'gateway',
+      'push-worker',
+      'streaming',
+    ])
     for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
       expect(unknownKeys(hpa.spec, 'HorizontalPodAutoscaler')).toEqual([])
     expect(names('PodDisruptionBudget')).toEqual([...WORKLOADS].sort())

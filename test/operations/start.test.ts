@@ -29,6 +29,7 @@ async function start(dataDir: string, ports: Record<string, number>, mode: 'bund
       PUSH_PORT: String(ports.push),
       PUSH_WORKER_PORT: String(ports.worker),
       ACCOUNTS_WORKER_PORT: String(ports.accountsWorker),
+      STREAMING_PORT: String(ports.streaming),
       PUBLIC_URL: `http://127.0.0.1:${ports.gateway}`,
       ROOST_ADMIN_EMAIL: ADMIN.email,
       ROOST_ADMIN_PASSWORD: ADMIN.password,
@@ -103,6 +104,7 @@ it('builds and runs the bundles, boots embedded Postgres and Redis, serves clien
     push: await freePort(),
     worker: await freePort(),
     accountsWorker: await freePort(),
+    streaming: await freePort(),
   }
   const first = await start(dataDir, ports)
   expect(first.output()).toContain('Postgres: nothing answers')
@@ -166,11 +168,21 @@ it('builds and runs the bundles, boots embedded Postgres and Redis, serves clien
     .set('Authorization', `Bearer ${adminToken}`)
     .expect(200)
   expect(board.body.queues.map((q: { name: string }) => q.name)).toContain('notifications')
+  // The streaming service runs too, behind the gateway.
+  await api().get('/api/v1/streaming/health').expect(200, 'OK')
 
   expect(await stop(first.child)).toBe(0)
   expect(leftovers(dataDir, redisPort)).toEqual([])
   expect(existsSync(path.join(dataDir, 'processes.json'))).toBe(false)
-  for (const port of [ports.gateway, ports.accounts, ports.accountsWorker, ports.worker, pgPort, redisPort])
+  for (const port of [
+    ports.gateway,
+    ports.accounts,
+    ports.accountsWorker,
+    ports.worker,
+    ports.streaming,
+    pgPort,
+    redisPort,
+  ])
     expect(await portIsFree(port)).toBe(true)
 
   // A second start keeps the keys, the database and the admin: the first run's token still works. It runs in

@@ -33,6 +33,7 @@ export const gatewayEnv = baseEnv.extend({
   GATEWAY_METRICS_PORT: envPort(3009),
   ACCOUNTS_URL: z.url().default('http://127.0.0.1:3001'),
   PUSH_URL: z.url().default('http://127.0.0.1:3002'),
+  STREAMING_URL: z.url().default('http://127.0.0.1:3005'),
   /** Upstream sockets kept open per service. */
   GATEWAY_UPSTREAM_SOCKETS: z.coerce.number().int().positive().default(256),
 

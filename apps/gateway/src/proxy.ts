@@ -1,4 +1,6 @@
 import http from 'node:http'
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { RequestHandler } from 'express'
 import { createProxyMiddleware } from 'http-proxy-middleware'
 import { serviceUnavailable } from '@roost/service'
@@ -7,11 +9,20 @@ import type { Logger } from '@roost/service'
 /**
  * Forwards a request unchanged (body unread, `Authorization` kept) over a pooled keep-alive connection.
  * An upstream that does not answer becomes a Mastodon-style 503.
+ *
+ * `streams`: the upstream answers with long-lived event streams and takes WebSocket upgrades (the streaming
+ * service): no answer timeout, a socket per open stream however many there are, and `upgrade` to proxy an
+ * upgrade request. Responses are piped through as they come, never buffered.
  */
-export function createProxy(target: string, sockets: number, logger: Logger) {
+export function createProxy(
+  target: string,
+  sockets: number,
+  logger: Logger,
+  options: { streams?: boolean } = {},
+) {
   const agent = new http.Agent({
     keepAlive: true,
-    maxSockets: sockets,
+    maxSockets: options.streams ? Infinity : sockets,
     maxFreeSockets: sockets,
     keepAliveMsecs: 1000,
   })
@@ -19,7 +30,7 @@ export function createProxy(target: string, sockets: number, logger: Logger) {
     target,
     agent,
     xfwd: true,
-    proxyTimeout: 30_000,
+    ...(options.streams ? {} : { proxyTimeout: 30_000 }),
     logger: { info: () => {}, warn: (m: unknown) => logger.warn(m), error: (m: unknown) => logger.error(m) },
     on: {
       error(err, _req, res) {
@@ -32,9 +43,17 @@ export function createProxy(target: string, sockets: number, logger: Logger) {
             ...unavailable.headers,
           })
           out.end(JSON.stringify({ error: unavailable.message }))
+        } else if ('destroy' in out && !('headersSent' in out)) {
+          // A WebSocket upgrade: the client's socket itself.
+          ;(out as unknown as Duplex).destroy()
         } else out.end()
       },
     },
-  }) as RequestHandler
-  return { middleware, close: () => agent.destroy() }
+  })
+  return {
+    middleware: middleware as unknown as RequestHandler,
+    upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+      middleware.upgrade(req, socket as Socket, head),
+    close: () => agent.destroy(),
+  }
 }

@@ -1,7 +1,9 @@
-import http from 'node:http'
+import http, { STATUS_CODES } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { Router } from 'express'
-import type { RequestHandler } from 'express'
+import type { Request, RequestHandler } from 'express'
 import { createRemoteJWKSet } from 'jose'
 import { Redis } from 'ioredis'
 import {
@@ -13,7 +15,7 @@ import {
   RevocationList,
   signClientAddress,
 } from '@roost/auth'
-import { bySpecificity, openApiDocument, ROUTES } from '@roost/routes'
+import { bySpecificity, findRoute, openApiDocument, ROUTES, STREAMING_WEBSOCKET_PATH } from '@roost/routes'
 import type { Upstream } from '@roost/routes'
 import {
   createApp,
@@ -23,6 +25,8 @@ import {
   finishApp,
   HttpError,
   lifecycle,
+  notFound,
+  toHttpError,
 } from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
@@ -57,6 +61,7 @@ export async function createGateway(config: GatewayConfig) {
   const upstreams: Record<Exclude<Upstream, 'gateway'>, ReturnType<typeof createProxy>> = {
     accounts: createProxy(config.ACCOUNTS_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
     push: createProxy(config.PUSH_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
+    streaming: createProxy(config.STREAMING_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger, { streams: true }),
   }
 
   const metrics = createMetrics('gateway')
@@ -109,10 +114,44 @@ export async function createGateway(config: GatewayConfig) {
   app.use(router)
   finishApp(app)
 
+  const webSocketRoute = findRoute('GET', STREAMING_WEBSOCKET_PATH)!
+  const webSocketFamilies = rateLimiter.familiesFor(webSocketRoute)
+  /**
+   * WebSocket upgrades (Mastodon's streaming API at /api/v1/streaming, and any path below it): IP rules and rate
+   * limits as for the route's requests, then the upgrade goes to the streaming service, which checks the token
+   * (from the header, `access_token` or the sub-protocol) and answers a refusal itself. Anything else is a 404.
+   */
+  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+    socket.on('error', (err) => logger.debug({ err }, 'upgrade socket error'))
+    try {
+      const { pathname } = new URL(req.url ?? '/', 'http://gateway.invalid')
+      if (pathname !== STREAMING_WEBSOCKET_PATH && !pathname.startsWith(`${STREAMING_WEBSOCKET_PATH}/`))
+        throw notFound()
+      const address = clientAddress(req)
+      req.headers[CLIENT_ADDRESS_HEADER] = address
+      req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signClientAddress(config.GATEWAY_SECRET, address)
+      if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
+      const token = await authenticate(webSocketRoute, req as Request, verify)
+      await rateLimiter.hit(webSocketFamilies, { address, token })
+    } catch (err) {
+      const error = toHttpError(err)
+      const body = JSON.stringify({ error: error.message })
+      const headers = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`)
+      socket.end(
+        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nConnection: close\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\n${headers.join('')}` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      )
+      return
+    }
+    upstreams.streaming.upgrade(req, socket, head)
+  }
+
   const service = lifecycle({
     app,
     logger,
     host: config.BIND_HOST,
+    onUpgrade: (req, socket, head) => void onUpgrade(req, socket, head),
     // Slow clients (slowloris): all headers within GATEWAY_HEADERS_TIMEOUT_MS, the whole request within
     // GATEWAY_REQUEST_TIMEOUT_MS, else 408 and the socket closes; checked every second.
     serverOptions: {

@@ -3,7 +3,7 @@ import { HttpError, invalidToken, outsideScopes } from '@roost/service'
 import { permits } from './scopes'
 import type { Scope } from './scopes'
 import type { AccessToken, TokenVerifier } from './tokens'
-import { bearerToken } from './tokens'
+import { bearerToken, streamingToken } from './tokens'
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -28,9 +28,13 @@ export const revokedToken = () =>
  * - `none`: never read (the OAuth endpoints authenticate clients their own way; static and discovery documents);
  * - `optional`: public, but a presented token must be valid and hold one of `scopes` (Mastodon's
  *   `authorize_if_got_token!`); an unknown token reads as none, a revoked one is refused;
- * - `required`: a valid token holding one of `scopes`; an empty `scopes` accepts any valid token.
+ * - `required`: a valid token holding one of `scopes`; an empty `scopes` accepts any valid token;
+ * - `stream`: a streaming connection (docs/streaming.md): the token may also come from the `access_token`
+ *   parameter or the WebSocket sub-protocol, and the streaming service checks it and the scopes of each stream
+ *   itself, answering with the streaming server's own error texts. Here a valid token is only noted (the
+ *   gateway counts rate limits by it); a missing or bad one is left for the service to refuse.
  */
-export type Access = 'none' | 'optional' | 'required'
+export type Access = 'none' | 'optional' | 'required' | 'stream'
 
 export interface AccessRule {
   access: Access
@@ -48,6 +52,11 @@ export async function authenticate(
   verify: TokenVerifier,
 ): Promise<AccessToken | undefined> {
   if (route.access === 'none') return undefined
+  if (route.access === 'stream') {
+    const raw = streamingToken(req)
+    const result = raw ? await verify(raw) : undefined
+    return result?.ok ? result.token : undefined
+  }
   const raw = bearerToken(req.headers.authorization)
   if (!raw) {
     if (route.access === 'required') throw invalidToken()

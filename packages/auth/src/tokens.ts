@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import { jwtVerify, errors } from 'jose'
 import type { JWTVerifyGetKey } from 'jose'
 import { serviceUnavailable } from '@roost/service'
@@ -9,6 +10,11 @@ export interface AccessToken {
   tokenId: string
   /** The user's id (`sub`); absent for app tokens from the client_credentials grant. */
   userId?: string
+  /**
+   * The user's account id (`account_id`), for services that read no database but address accounts (streaming's
+   * channels are named by account); absent for app tokens.
+   */
+  accountId?: string
   clientId: string
   scopes: string[]
   /** The bearer string itself, for services that must hand it on (the push payload carries it). */
@@ -50,11 +56,19 @@ export function createTokenVerifier(options: {
       if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) throw serviceUnavailable()
       return undefined
     }
-    const { jti, sub, scope, client_id: clientId, exp } = payload as Record<string, unknown>
+    const {
+      jti,
+      sub,
+      scope,
+      client_id: clientId,
+      account_id: accountId,
+      exp,
+    } = payload as Record<string, unknown>
     if (typeof jti !== 'string' || typeof scope !== 'string' || typeof clientId !== 'string') return undefined
     const token = {
       tokenId: jti,
       userId: typeof sub === 'string' ? sub : undefined,
+      accountId: typeof accountId === 'string' ? accountId : undefined,
       clientId,
       scopes: scope.split(' ').filter(Boolean),
       raw,
@@ -83,3 +97,17 @@ export function bearerToken(authorization: string | undefined): string | undefin
 
 /** The `iss` of Roost's tokens and of its authorization server metadata: the public URL with one trailing slash. */
 export const issuerOf = (publicUrl: string) => `${publicUrl.replace(/\/+$/, '')}/`
+
+/**
+ * The token of a streaming request, where Mastodon's streaming server looks for it: `Authorization: Bearer …`,
+ * then the `access_token` query parameter, then the `Sec-WebSocket-Protocol` header taken whole (browsers cannot
+ * set headers on a WebSocket, so masto.js and the web app send the token as the sub-protocol).
+ */
+export function streamingToken(req: { headers: IncomingHttpHeaders; url?: string }): string | undefined {
+  const bearer = bearerToken(req.headers.authorization)
+  if (bearer) return bearer
+  const query = new URL(req.url ?? '/', 'http://streaming.invalid').searchParams.get('access_token')
+  if (query) return query
+  const protocol = req.headers['sec-websocket-protocol']
+  return typeof protocol === 'string' && protocol.trim() ? protocol.trim() : undefined
+}

@@ -252,3 +252,5 @@ export function createProducers(connection: ConnectionOptions | Redis, redisPref
   }
 }
 export type Producers = ReturnType<typeof createProducers>
+
+export * from './streaming'

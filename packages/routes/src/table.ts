@@ -3,7 +3,7 @@ import * as P from './parameters'
 import type { RouteParams } from './params'
 
 /** The service behind a route; `gateway` routes are answered by the gateway itself. */
-export type Upstream = 'accounts' | 'push' | 'gateway'
+export type Upstream = 'accounts' | 'push' | 'streaming' | 'gateway'
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /**
@@ -46,7 +46,11 @@ const route = (
 
 const ACCOUNTS = 'accounts'
 const PUSH = 'push'
+const STREAMING = 'streaming'
 const GATEWAY = 'gateway'
+
+/** Where WebSocket upgrades of the streaming API go (any path below it too, as Mastodon accepts any path). */
+export const STREAMING_WEBSOCKET_PATH = '/api/v1/streaming'
 
 /**
  * THE route table: every public endpoint, its upstream service, the scopes it accepts (Mastodon's) and what the
@@ -290,6 +294,38 @@ export const ROUTES: readonly Route[] = [
     params: P.updateSubscriptionParams,
   }),
   route('DELETE', '/api/v1/push/subscription', PUSH, 'required', ['push']),
+
+  // The streaming API (apps/streaming; docs/streaming.md): Server-Sent Events, and WebSocket upgrades at
+  // /api/v1/streaming. The service checks the token and each stream's scopes itself (access `stream`).
+  route('GET', '/api/v1/streaming/health', STREAMING, 'none'),
+  route('GET', STREAMING_WEBSOCKET_PATH, STREAMING, 'stream', ['read:statuses', 'read:notifications'], {
+    params: P.webSocketStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/user', STREAMING, 'stream', ['read:statuses'], { params: P.streamParams }),
+  route('GET', '/api/v1/streaming/user/notification', STREAMING, 'stream', ['read:notifications'], {
+    params: P.streamParams,
+  }),
+  route('GET', '/api/v1/streaming/public', STREAMING, 'stream', ['read:statuses'], {
+    params: P.publicStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/public/local', STREAMING, 'stream', ['read:statuses'], {
+    params: P.publicStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/public/remote', STREAMING, 'stream', ['read:statuses'], {
+    params: P.publicStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/hashtag', STREAMING, 'stream', ['read:statuses'], {
+    params: P.hashtagStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/hashtag/local', STREAMING, 'stream', ['read:statuses'], {
+    params: P.hashtagStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/list', STREAMING, 'stream', ['read:statuses'], {
+    params: P.listStreamParams,
+  }),
+  route('GET', '/api/v1/streaming/direct', STREAMING, 'stream', ['read:statuses'], {
+    params: P.streamParams,
+  }),
 
   // The gateway's own (apps/gateway/src/service.ts)
   route('GET', '/api/openapi.json', GATEWAY, 'none'),

@@ -22,9 +22,17 @@ export function lifecycle(options: {
   close: () => Promise<void>
   /** Work to do after listening (workers, relays), stopped by `close`. */
   afterStart?: () => Promise<void> | void
+  /** Requests to switch protocols (WebSocket): the gateway proxies them, the streaming service accepts them. */
+  onUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void
+  /**
+   * Run as stopping begins, once no new connection is accepted: ends long-lived responses and sockets (event
+   * streams, WebSockets) that would otherwise hold the server open until the 10 s cut-off.
+   */
+  beforeClose?: () => Promise<void> | void
 }): RunningService {
   const { host } = options
   let server: http.Server | undefined
+  const upgraded = new Set<Duplex>()
   let stopping: Promise<void> | undefined
   let url = ''
   return {
@@ -34,6 +42,13 @@ export function lifecycle(options: {
     async start(port = 0) {
       server = http.createServer(options.serverOptions ?? {}, options.app)
       server.on('clientError', answerClientError)
+      const { onUpgrade } = options
+      if (onUpgrade)
+        server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+          upgraded.add(socket)
+          socket.once('close', () => upgraded.delete(socket))
+          onUpgrade(req, socket, head)
+        })
       server.keepAliveTimeout = 65_000 // longer than the gateway's idle sockets, so a pooled socket is never cut mid-request
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject)
@@ -49,6 +64,10 @@ export function lifecycle(options: {
       stopping ??= (async () => {
         if (server) {
           const closed = new Promise<void>((resolve) => server!.close(() => resolve()))
+          await options.beforeClose?.()
+          // Upgraded connections (WebSockets) never finish by themselves, and closeAllConnections() does not
+          // reach them: whatever beforeClose left open is cut now.
+          for (const socket of upgraded) socket.destroy()
           server.closeIdleConnections()
           const force = setTimeout(() => server!.closeAllConnections(), 10_000)
           await closed

@@ -21,7 +21,12 @@ export async function issueToken(
     .insert({ application_id: grant.applicationId, user_id: grant.userId, scopes: grant.scopes.join(' ') })
     .returning('*')
   const claims: Record<string, unknown> = { jti: row!.id, scope: row!.scopes, client_id: grant.clientId }
-  if (grant.userId) claims.sub = grant.userId
+  if (grant.userId) {
+    claims.sub = grant.userId
+    // The streaming service reads no database: the token tells it whose channels to open.
+    const user = await db('users').where({ id: grant.userId }).first('account_id')
+    claims.account_id = user!.account_id
+  }
   const accessToken = await ctx.keys.sign(claims)
   return {
     access_token: accessToken,
