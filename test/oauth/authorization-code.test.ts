@@ -1,6 +1,6 @@
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
-import { authorize, hiddenFields, OOB, pkce, redirectQuery } from './code-flow'
+import { authorize, hiddenFields, OOB, pkce, redirectQuery, visitorCookie } from './code-flow'
 
 let stack: Stack
 beforeAll(async () => {
@@ -157,15 +157,19 @@ describe('authorization code with PKCE, through the gateway', () => {
     const { app, user } = await setUp()
     const page = await stack.api().get('/oauth/authorize').query(query(app.client_id)).expect(200)
     const fields = hiddenFields(page.text)
+    const cookie = visitorCookie(page)
+    expect(cookie).toMatch(/^roost_visitor=[\w-]{43}$/)
     await stack
       .api()
       .post('/oauth/authorize')
+      .set('Cookie', cookie)
       .type('form')
       .send({ ...fields, csrf_token: 'forged', email: user.email, password: user.password })
       .expect(403)
     const wrong = await stack
       .api()
       .post('/oauth/authorize')
+      .set('Cookie', cookie)
       .type('form')
       .send({ ...fields, email: user.email, password: 'not the password' })
       .expect(401)

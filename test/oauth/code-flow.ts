@@ -41,6 +41,7 @@ export async function authorize(
   const signedIn = await stack
     .api()
     .post('/oauth/authorize')
+    .set('Cookie', visitorCookie(signInPage))
     .type('form')
     .send({ ...hiddenFields(signInPage.text), email: o.user.email, password: o.user.password })
     .expect(303)
@@ -55,6 +56,12 @@ export async function authorize(
     .type('form')
     .send({ ...hiddenFields(consent.text), action: o.action ?? 'approve' })
 }
+
+/** The visitor cookie the sign-in form sets, which its CSRF token is bound to (login CSRF). */
+export const visitorCookie = (page: { headers: Record<string, unknown> }) =>
+  (page.headers['set-cookie'] as string[] | undefined)
+    ?.find((c) => c.startsWith('roost_visitor='))
+    ?.split(';')[0] ?? ''
 
 /** The query of a redirect's Location. */
 export const redirectQuery = (location: string) => Object.fromEntries(new URL(location).searchParams)

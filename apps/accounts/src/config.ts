@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, envFlag, envPort, parseConfig } from '@roost/service'
+import { baseEnv, envFlag, envPort, envRate, parseConfig } from '@roost/service'
 
 /**
  * Home feeds are kept for users who made a request within this many days (Mastodon's USER_ACTIVE_DAYS); a
@@ -52,6 +52,14 @@ export const accountsEnv = baseEnv.extend({
   SESSION_SECRET: z.string().min(32),
   /** Checks the gateway's signature on the client address it forwards (the gateway's GATEWAY_SECRET). */
   GATEWAY_SECRET: z.string().min(32),
+  /** `off` disables every rate limit, the sign-in throttles below included (as on the gateway). */
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  /**
+   * Failed credentials (wrong password, wrong client secret) per client address and per account or client,
+   * `<limit>/<seconds>`: beyond that, 429 until the window ends (Mastodon's throttle_login_attempts).
+   */
+  RATE_LIMIT_SIGN_IN_IP: envRate('25/300'),
+  RATE_LIMIT_SIGN_IN_ACCOUNT: envRate('25/3600'),
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
   /** Where uploaded avatars, headers and attachments are kept (served back at /media/<file>). */

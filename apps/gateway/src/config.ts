@@ -1,19 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, envFlag, envPort, parseConfig } from '@roost/service'
-
-/** `<limit>/<seconds>`, e.g. `300/300`: a rate-limit family's budget per fixed window. */
-const envRate = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((value, ctx) => {
-      const match = value.match(/^(\d+)\/(\d+)$/)
-      if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
-        ctx.addIssue({ code: 'custom', message: 'expected <limit>/<seconds>, e.g. 300/300' })
-        return z.NEVER
-      }
-      return { limit: Number(match[1]), period: Number(match[2]) }
-    })
+import { baseEnv, envFlag, envPort, envRate, parseConfig } from '@roost/service'
 
 /** A comma-separated list of CIDRs or addresses. */
 const envCidrs = z

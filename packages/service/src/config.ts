@@ -41,4 +41,18 @@ export const envFlag = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined || v === '' ? fallback : /^(true|1|yes|on)$/i.test(v)))
 
+/** `<limit>/<seconds>`, e.g. `300/300`: a rate-limit family's budget per fixed window. */
+export const envRate = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const match = value.match(/^(\d+)\/(\d+)$/)
+      if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+        ctx.addIssue({ code: 'custom', message: 'expected <limit>/<seconds>, e.g. 300/300' })
+        return z.NEVER
+      }
+      return { limit: Number(match[1]), period: Number(match[2]) }
+    })
+
 export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback)

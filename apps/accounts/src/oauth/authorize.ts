@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Request, Response } from 'express'
 import { isSubset, parseScopes } from '@roost/auth'
 import { decideAuthorizationParams, readParams, showAuthorizationParams } from '@roost/routes'
+import { HttpError } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { maySignIn } from '../users/login-state'
@@ -12,6 +13,7 @@ import { OOB_REDIRECT_URI, redirectUris } from './applications'
 import { codeDigest } from './token'
 import { codePage, consentPage, errorPage, signInPage } from './pages'
 import { csrfToken, sessionUserId, startSession, validCsrf } from './session'
+import { guardCredentials } from './throttle'
 
 const CODE_LIFETIME_MS = 10 * 60 * 1000 // Doorkeeper's default
 
@@ -152,7 +154,7 @@ async function renderForSession(
         signInPage({
           appName: request.app.name,
           fields: request.fields,
-          csrf: csrfToken(req, secret),
+          csrf: csrfToken(req, res, secret, ctx.config.PUBLIC_URL.startsWith('https:')),
           error,
         }),
       )
@@ -165,7 +167,7 @@ async function renderForSession(
       username: user.username,
       scopes,
       fields: request.fields,
-      csrf: csrfToken(req, secret),
+      csrf: csrfToken(req, res, secret, ctx.config.PUBLIC_URL.startsWith('https:')),
     }),
   )
 }
@@ -187,11 +189,22 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
     return res.status(403).type('html').send(errorPage('The form has expired. Go back and try again.'))
 
   if (p.action === 'sign_in') {
+    const login = typeof p.email === 'string' ? p.email : undefined
+    const throttle = await guardCredentials(ctx, req, res, [login && `login:${login}`]).catch((err) => {
+      if (err instanceof HttpError && err.status === 429) return undefined
+      throw err
+    })
+    if (!throttle)
+      return res
+        .status(429)
+        .type('html')
+        .send(errorPage('Too many failed sign-in attempts. Try again later.'))
     const user =
-      typeof p.email === 'string' && typeof p.password === 'string'
-        ? await signInWithPassword(ctx, p.email, p.password)
-        : undefined
-    if (!user) return renderForSession(ctx, req, res, request, 'Invalid e-mail address or password.')
+      login && typeof p.password === 'string' ? await signInWithPassword(ctx, login, p.password) : undefined
+    if (!user) {
+      await throttle.fail()
+      return renderForSession(ctx, req, res, request, 'Invalid e-mail address or password.')
+    }
     startSession(res, secret, user.id, ctx.config.PUBLIC_URL.startsWith('https:'))
     const query = new URLSearchParams(
       Object.entries(request.fields).filter((e): e is [string, string] => e[1] !== undefined),

@@ -24,6 +24,14 @@ function percentDecode(value: string): string | undefined {
  * params (`client_secret_post`). Resolves with the application, or undefined when authentication fails.
  */
 export async function authenticateClient(ctx: AccountsContext, req: Request, p: Params) {
+  const { clientId, clientSecret } = clientCredentials(req, p)
+  if (!clientId || !clientSecret) return undefined
+  const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: clientId }).first()
+  return app && sameSecret(app.client_secret, clientSecret) ? app : undefined
+}
+
+/** The client id and secret a request presents, from HTTP Basic or the parameters. */
+export function clientCredentials(req: Request, p: Params) {
   let clientId = typeof p.client_id === 'string' ? p.client_id : undefined
   let clientSecret = typeof p.client_secret === 'string' ? p.client_secret : undefined
   const basic = req.headers.authorization?.match(/^Basic\s+(\S+)$/i)
@@ -35,7 +43,5 @@ export async function authenticateClient(ctx: AccountsContext, req: Request, p: 
       clientSecret = percentDecode(decoded.slice(colon + 1))
     }
   }
-  if (!clientId || !clientSecret) return undefined
-  const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: clientId }).first()
-  return app && sameSecret(app.client_secret, clientSecret) ? app : undefined
+  return { clientId, clientSecret }
 }

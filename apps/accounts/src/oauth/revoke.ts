@@ -3,7 +3,8 @@ import { decodeJwt, jwtVerify } from 'jose'
 import { readParams, revokeParams } from '@roost/routes'
 import { oauthError } from '@roost/service'
 import type { AccountsContext } from '../context'
-import { authenticateClient } from './clients'
+import { authenticateClient, clientCredentials } from './clients'
+import { guardCredentials } from './throttle'
 import { revokeTokens } from './tokens'
 
 const unauthorizedClient = () =>
@@ -16,8 +17,13 @@ const unauthorizedClient = () =>
  */
 export async function revoke(ctx: AccountsContext, req: Request, res: Response) {
   const p = readParams(req, revokeParams)
+  const { clientId } = clientCredentials(req, p)
+  const throttle = await guardCredentials(ctx, req, res, [clientId && `client:${clientId}`])
   const app = await authenticateClient(ctx, req, p)
-  if (!app) throw unauthorizedClient()
+  if (!app) {
+    await throttle.fail()
+    throw unauthorizedClient()
+  }
   if (typeof p.token !== 'string' || !p.token) return res.json({})
   let tokenId: string | undefined
   try {

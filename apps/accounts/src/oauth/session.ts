@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Request, Response } from 'express'
 
 /**
@@ -48,9 +48,34 @@ export function startSession(res: Response, secret: string, userId: string, secu
   })
 }
 
-/** A CSRF token bound to the session (or to "anonymous" on the sign-in form). */
-export const csrfToken = (req: Request, secret: string) =>
-  mac(secret, `csrf:${readCookie(req, COOKIE) ?? 'anonymous'}`)
+/**
+ * Before sign-in, a visitor has no session: the sign-in form's CSRF token is bound to a random visitor id kept
+ * in its own HttpOnly cookie, set with the form. A token that was the same for every visitor let another site
+ * sign a victim in as the attacker (login CSRF); now a forged form lacks the victim's visitor id.
+ */
+const VISITOR_COOKIE = 'roost_visitor'
+const VISITOR_ID = /^[\w-]{43}$/
 
-export const validCsrf = (req: Request, secret: string, token: unknown) =>
-  typeof token === 'string' && equal(token, csrfToken(req, secret))
+/** What the form's CSRF token is bound to: the session cookie, else the visitor id; undefined if neither. */
+function csrfSubject(req: Request): string | undefined {
+  const session = readCookie(req, COOKIE)
+  if (session) return `session:${session}`
+  const visitor = readCookie(req, VISITOR_COOKIE)
+  return visitor && VISITOR_ID.test(visitor) ? `visitor:${visitor}` : undefined
+}
+
+/** A CSRF token for the page being rendered; gives the visitor an id first when it has neither cookie. */
+export function csrfToken(req: Request, res: Response, secret: string, secure: boolean): string {
+  let subject = csrfSubject(req)
+  if (!subject) {
+    const visitor = randomBytes(32).toString('base64url')
+    res.cookie(VISITOR_COOKIE, visitor, { httpOnly: true, sameSite: 'lax', secure, path: '/oauth' })
+    subject = `visitor:${visitor}`
+  }
+  return mac(secret, `csrf:${subject}`)
+}
+
+export function validCsrf(req: Request, secret: string, token: unknown): boolean {
+  const subject = csrfSubject(req)
+  return typeof token === 'string' && !!subject && equal(token, mac(secret, `csrf:${subject}`))
+}

@@ -7,7 +7,8 @@ import type { AccountsContext } from '../context'
 import { maySignIn } from '../users/login-state'
 import { signInWithPassword } from '../users/sign-in'
 import { grantableScopes } from './admin-scopes'
-import { authenticateClient } from './clients'
+import { authenticateClient, clientCredentials } from './clients'
+import { guardCredentials } from './throttle'
 import { issueToken } from './tokens'
 
 // RFC 6749 §5.2 codes with Doorkeeper's descriptions (docs/mastodon-compatibility.md, "OAuth").
@@ -56,8 +57,18 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
   ]
   if (!supported.includes(grantType)) throw unsupportedGrant()
 
+  // Credential guessing: a wrong client secret or password counts against the address, the client and the login.
+  const login = grantType === 'password' && typeof p.username === 'string' ? p.username : undefined
+  const { clientId } = clientCredentials(req, p)
+  const throttle = await guardCredentials(ctx, req, res, [
+    clientId && `client:${clientId}`,
+    login && `login:${login}`,
+  ])
   const app = await authenticateClient(ctx, req, p)
-  if (!app) throw invalidClient()
+  if (!app) {
+    await throttle.fail([clientId && `client:${clientId}`])
+    throw invalidClient()
+  }
   const appScopes = app.scopes.split(' ')
 
   const requestedScopes = () => {
@@ -78,7 +89,10 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
     const scopes = requestedScopes()
     if (typeof p.username !== 'string' || typeof p.password !== 'string') throw invalidGrant()
     const user = await signInWithPassword(ctx, p.username, p.password)
-    if (!user) throw invalidGrant()
+    if (!user) {
+      await throttle.fail([login && `login:${login}`])
+      throw invalidGrant()
+    }
     const granted = grantableScopes(user.role, scopes)
     if (!granted.length) throw invalidScope()
     return res.json(
