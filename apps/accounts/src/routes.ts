@@ -87,6 +87,7 @@ import {
   updateList,
 } from './api/v1/lists'
 import { accountLists } from './api/v1/accounts/lists'
+import { showTag } from './api/v1/tags'
 import {
   createIpBlock,
   deleteIpBlock,
@@ -207,6 +208,8 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/lists/:id/accounts', on(addMembers))
   api.delete('/api/v1/lists/:id/accounts', on(removeMembers))
   api.get('/api/v1/accounts/:id/lists', on(accountLists))
+
+  api.get('/api/v1/tags/:id', on(showTag))
 
   api.get('/api/v1/accounts/relationships', on(relationships))
   api.get('/api/v1/accounts/:id/statuses', on(accountStatuses))

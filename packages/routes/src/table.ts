@@ -233,6 +233,8 @@ export const ROUTES: readonly Route[] = [
     params: P.listAccountIdsParams,
   }),
   route('GET', '/api/v1/accounts/:id/lists', ACCOUNTS, 'required', ['read:lists']),
+  // Hashtags (apps/accounts/src/api/v1/tags)
+  route('GET', '/api/v1/tags/:id', ACCOUNTS, 'optional'),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
   route('GET', '/avatars/original/missing.png', ACCOUNTS, 'none'),
   route('GET', '/headers/original/missing.png', ACCOUNTS, 'none'),

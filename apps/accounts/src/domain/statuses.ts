@@ -4,12 +4,13 @@ import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/serv
 import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
-import { HASHTAG, MENTION } from '../entities/status'
+import { MENTION } from '../entities/status'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { createPoll } from './polls'
 import { parseId } from './records'
 import { bigintArray, follows } from './relationships'
+import { storeTags, tagNamesOf } from './tags'
 export type Visibility = (typeof VISIBILITIES)[number]
 export const MAX_CHARS = 500
 export const MAX_MEDIA = 4
@@ -171,11 +172,9 @@ export async function storeMentionsAndTags(
   mentioned: AccountRow[],
 ) {
   await trx('mentions').where({ status_id: statusId }).delete()
-  await trx('status_tags').where({ status_id: statusId }).delete()
   if (mentioned.length)
     await trx('mentions').insert(mentioned.map((a) => ({ status_id: statusId, account_id: a.id })))
-  const tags = [...new Set([...text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
-  if (tags.length) await trx('status_tags').insert(tags.map((name) => ({ status_id: statusId, name })))
+  await storeTags(trx, statusId, text)
 }
 
 async function countStatus(trx: Knex, accountId: string, visibility: Visibility, delta: 1 | -1) {
@@ -259,7 +258,7 @@ export async function deleteStatus(trx: Knex, status: StatusRow) {
   } else {
     const [mentioned, tags] = await Promise.all([
       trx('mentions').where({ status_id: status.id }).pluck('account_id'),
-      trx('status_tags').where({ status_id: status.id }).pluck('name'),
+      tagNamesOf(trx, status.id),
     ])
     await outbox.add(trx, ...removedReblogs, {
       event: 'status.deleted',

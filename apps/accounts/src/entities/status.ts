@@ -1,5 +1,6 @@
 import type { Knex } from '@roost/db'
 import { accountsById } from '../domain/records'
+import { HASHTAG, normalizeTag } from '../domain/tags'
 import type { AccountRow, Urls } from './account'
 import { escapeHtml, renderAccount } from './account'
 import type { MediaAttachmentRow } from './media_attachment'
@@ -26,9 +27,8 @@ export interface StatusRow {
   created_at: Date
 }
 
-/** `@username` (local) and `#tag` as Mastodon writes them; a preceding word character or '/' means no match. */
+/** `@username` (local) as Mastodon writes it; a preceding word character or '/' means no match. */
 export const MENTION = /(?<![\w@/])@([a-z0-9_]{1,30})(?![\w@])/gi
-export const HASHTAG = /(?<![\w#/&])#([\p{L}\p{N}_]{1,100})/gu
 
 /** The status text as Mastodon's HTML: paragraphs, line breaks, links for local mentions and hashtags. */
 export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: Urls): string {
@@ -44,7 +44,7 @@ export function statusHtml(text: string, mentioned: Map<string, AccountRow>, url
       .replace(
         HASHTAG,
         (_whole, tag: string) =>
-          `<a href="${urls.base}/tags/${encodeURIComponent(tag.toLowerCase())}" class="mention hashtag" rel="tag">#<span>${tag}</span></a>`,
+          `<a href="${urls.base}/tags/${encodeURIComponent(normalizeTag(tag))}" class="mention hashtag" rel="tag">#<span>${tag}</span></a>`,
       )
   return text
     .split(/\n{2,}/)
@@ -88,7 +88,11 @@ export async function renderStatuses(
   const [media, mentions, tags, replies, reblogs, favourites, polls] = await Promise.all([
     db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>,
     db('mentions').whereIn('status_id', ids) as Promise<{ status_id: string; account_id: string }[]>,
-    db('status_tags').whereIn('status_id', ids) as Promise<{ status_id: string; name: string }[]>,
+    db('status_tags')
+      .join('tags', 'tags.id', 'status_tags.tag_id')
+      .whereIn('status_tags.status_id', ids)
+      .orderBy('tags.name')
+      .select('status_tags.status_id', 'tags.name') as Promise<{ status_id: string; name: string }[]>,
     countBy(db('statuses').whereIn('in_reply_to_id', ids), 'in_reply_to_id'),
     countBy(db('statuses').whereIn('reblog_of_id', ids), 'reblog_of_id'),
     countBy(db('favourites').whereIn('status_id', ids), 'status_id'),

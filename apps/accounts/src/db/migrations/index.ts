@@ -14,6 +14,7 @@ import * as lists from './20261124500000_lists'
 import * as markersRulesAnnouncements from './20261124600000_markers_rules_announcements'
 import * as scheduledStatuses from './20261124700000_scheduled_statuses'
 import * as keysetIndexes from './20261124900000_keyset_indexes'
+import * as tags from './20261125000000_tags'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { name: '20261124600000_markers_rules_announcements', ...markersRulesAnnouncements },
   { name: '20261124700000_scheduled_statuses', ...scheduledStatuses },
   { name: '20261124900000_keyset_indexes', ...keysetIndexes },
+  { name: '20261125000000_tags', ...tags },
 ]

@@ -10,6 +10,7 @@ import { authorStatusesVisibleTo } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
+import { normalizeTag } from '../../../domain/tags'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
 const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const
@@ -61,8 +62,9 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     query.whereExists(
       ctx
         .db('status_tags')
+        .join('tags', 'tags.id', 'status_tags.tag_id')
         .whereRaw('status_tags.status_id = statuses.id')
-        .where('status_tags.name', tagged.toLowerCase()),
+        .where('tags.name', normalizeTag(tagged)),
     )
   const rows = hidden ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
 

@@ -1,0 +1,117 @@
+import type { Knex } from '@roost/db'
+
+/**
+ * Hashtags as Mastodon reads and stores them (docs/hashtags.md): the `Tag::HASHTAG_RE` pattern, the
+ * HashtagNormalizer (NFKC, lower case, Latin letters folded to ASCII, invalid characters dropped) and one `tags`
+ * row per normalised name, which keeps the spelling it was first written in as `display_name`.
+ */
+
+// Ruby's POSIX classes on Unicode strings: [[:word:]], [[:alpha:]], [[:alnum:]].
+const WORD = '\\p{L}\\p{M}\\p{N}\\p{Pc}'
+const ALPHA = '\\p{Alpha}'
+const SEPARATORS = '_\\u00B7\\u30FB\\u200c'
+const FIRST_SEQUENCE = `[${WORD}_][${WORD}${SEPARATORS}]*[${ALPHA}${SEPARATORS}][${WORD}${SEPARATORS}]*[${WORD}_]`
+const LAST_SEQUENCE = `[${WORD}_]*[${ALPHA}][${WORD}_]*`
+const NAME = `${FIRST_SEQUENCE}|${LAST_SEQUENCE}`
+
+/** A hashtag in a status's text: `#` or `＃` at the start or after white space, then a name with a letter in it. */
+export const HASHTAG = new RegExp(`(?<=^|\\s)[#＃](${NAME})`, 'gu')
+/** A whole tag name (`GET /api/v1/tags/:name` refuses others with 404). */
+const HASHTAG_NAME = new RegExp(`^(?:${NAME})$`, 'iu')
+const INVALID_CHARS = new RegExp(`[^${ALPHA}\\p{Nd}\\u0E47-\\u0E4E${SEPARATORS}]`, 'gu')
+
+const NON_ASCII =
+  'ÀÁÂÃÄÅàáâãäåĀāĂăĄąÇçĆćĈĉĊċČčÐðĎďĐđÈÉÊËèéêëĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĦħÌÍÎÏìíîïĨĩĪīĬĭĮįİıĴĵĶķĸĹĺĻļĽľĿŀŁłÑñŃńŅņŇňŉŊŋÒÓÔÕÖØòóôõöøŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšſŢţŤťŦŧÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲųŴŵÝýÿŶŷŸŹźŻżŽž'
+const ASCII =
+  'AAAAAAaaaaaaAaAaAaCcCcCcCcCcDdDdDdEEEEeeeeEeEeEeEeEeGgGgGgGgHhHhIIIIiiiiIiIiIiIiIiJjKkkLlLlLlLlLlNnNnNnNnnNnOOOOOOooooooOoOoOoRrRrRrSsSsSsSssTtTtTtUUUUuuuuUuUuUuUuUuUuWwYyyYyYZzZzZz'
+const FOLD = new Map([...NON_ASCII].map((c, i) => [c, ASCII[i]!]))
+
+/** Mastodon's HashtagNormalizer: the name a tag is stored and matched under. */
+export function normalizeTag(name: string): string {
+  const folded = [...name.normalize('NFKC').toLowerCase()].map((c) => FOLD.get(c) ?? c).join('')
+  return folded.replace(INVALID_CHARS, '')
+}
+
+/** The spelling shown for a tag: as written, invalid characters dropped. */
+export const displayName = (name: string) => name.replace(INVALID_CHARS, '')
+
+export const isTagName = (name: string) => HASHTAG_NAME.test(name)
+
+/**
+ * The hashtags of a status's text, as written, in order (Mastodon's Extractor): a tag running into a URL
+ * (`#tag https://…` written `#taghttps://…`) loses the `http`/`https`.
+ */
+export function extractHashtags(text: string): string[] {
+  const names: string[] = []
+  for (const m of text.matchAll(HASHTAG)) {
+    let name = m[1]!
+    if (text.startsWith('://', m.index + m[0].length)) name = name.replace(/(.+)https?$/u, '$1')
+    names.push(name)
+  }
+  return names
+}
+
+export interface TagRow {
+  id: string
+  /** Normalised (normalizeTag). */
+  name: string
+  display_name: string
+  usable: boolean | null
+  listable: boolean | null
+  trendable: boolean | null
+  last_status_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+/** The tags named (any spelling), one per normalised name; unknown ones are left out. */
+export async function findTags(db: Knex, names: string[]): Promise<TagRow[]> {
+  const normalized = [...new Set(names.map(normalizeTag).filter(Boolean))]
+  return normalized.length ? db('tags').whereIn('name', normalized) : []
+}
+
+/**
+ * Mastodon's Tag.find_or_create_by_names: the tags for these names, created as needed (a concurrent creation of
+ * the same tag is taken as found), one per normalised name, in the order first written.
+ */
+export async function findOrCreateTags(trx: Knex, names: string[]): Promise<TagRow[]> {
+  const wanted = new Map<string, string>()
+  for (const name of names) {
+    const normalized = normalizeTag(name)
+    if (normalized && !wanted.has(normalized)) wanted.set(normalized, displayName(name))
+  }
+  if (!wanted.size) return []
+  await trx('tags')
+    .insert([...wanted].map(([name, display]) => ({ name, display_name: display })))
+    .onConflict('name')
+    .ignore()
+  const rows: TagRow[] = await trx('tags').whereIn('name', [...wanted.keys()])
+  return [...wanted.keys()].map((name) => rows.find((r) => r.name === name)!)
+}
+
+/** Records a status's hashtags, replacing those of its previous text (an edit). */
+export async function storeTags(trx: Knex, statusId: string, text: string) {
+  await trx('status_tags').where({ status_id: statusId }).delete()
+  const tags = await findOrCreateTags(trx, extractHashtags(text))
+  if (tags.length) {
+    await trx('status_tags').insert(tags.map((t) => ({ status_id: statusId, tag_id: t.id })))
+    // At most every 12 hours, as Mastodon: a popular tag's row is not a lock every post waits for.
+    await trx('tags')
+      .whereIn(
+        'id',
+        tags.map((t) => t.id),
+      )
+      .where((q) =>
+        q.whereNull('last_status_at').orWhere('last_status_at', '<', trx.raw("now() - interval '12 hours'")),
+      )
+      .update({ last_status_at: trx.fn.now() })
+  }
+  return tags
+}
+
+/** The names (normalised) of a status's tags. */
+export const tagNamesOf = (db: Knex, statusId: string): Promise<string[]> =>
+  db('status_tags')
+    .join('tags', 'tags.id', 'status_tags.tag_id')
+    .where({ status_id: statusId })
+    .pluck('tags.name')
