@@ -1,7 +1,8 @@
 import type { Knex } from '@roost/db'
 import type { AnnouncementRow } from '../domain/announcements'
 import type { AccountRow, Urls } from './account'
-import { HASHTAG, MENTION, statusHtml } from './status'
+import { extractHashtags, normalizeTag } from '../domain/tags'
+import { MENTION, statusHtml } from './status'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 
@@ -48,7 +49,7 @@ export async function renderAnnouncements(db: Knex, urls: Urls, rows: Announceme
     const mentions = [...new Set([...a.text.matchAll(MENTION)].map((m) => m[1]!.toLowerCase()))].flatMap(
       (n) => byName.get(n) ?? [],
     )
-    const tags = [...new Set([...a.text.matchAll(HASHTAG)].map((m) => m[1]!.toLowerCase()))]
+    const tags = [...new Set(extractHashtags(a.text).map(normalizeTag))]
     return {
       id: a.id,
       content: statusHtml(a.text, byName, urls),
