@@ -1,75 +1,177 @@
 /**
- * `npm run bench`: Roost's throughput as ratios to baselines measured in the same run on the same machine,
- * so the figures mean something on any hardware. Uses the real services, Postgres and Redis, like the tests.
+ * `npm run bench`: the write path, the push pipeline, the gateway and the listings of a stack started the way
+ * `npm start` starts it (the bundles, five processes, a Postgres and a Redis of the bench's own), measured as
+ * ratios to baselines taken in the same run on the same machine: the encryption of one push message on one core,
+ * the accounts service without the gateway, page 1 of a listing. Writes bench/results/results.json and
+ * bench/results/chart.png. What each figure means: docs/performance.md, "npm run bench".
  *
- *   BENCH_SECONDS (default 5) and BENCH_CONNECTIONS (default 20) tune each measurement.
+ *   BENCH_SECONDS (default 5)   length of each throughput measurement
+ *   BENCH_ONLY                  comma-separated scenarios: depth, gateway, posting, fanout, latency, micro
+ *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
+ *   BENCH_OUT (bench/results)   where results.json and chart.png go
  */
-import globalSetup from '../test/global-setup'
-import globalTeardown from '../test/global-teardown'
-import { startStack } from '../test/stack'
-import type { Throughput } from './http'
-import { measure, startBaselineServer } from './http'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { renderChart } from './chart'
+import { createFixtures, startPushSink } from './fixtures'
+import { memory, sampleMemory } from './procstat'
 import { benchPush } from './push'
+import { depthScenario, gatewayRatio } from './reads'
+import { startBenchStack } from './stack'
 import { benchTokens } from './tokens'
+import { encryptionCeiling, fanOutScenario, latencyScenario, postingScenario, round } from './write-path'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 20)
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
+const wanted = (name: string) => !only || only.includes(name)
+const out = path.resolve(process.env.BENCH_OUT ?? path.join(__dirname, 'results'))
+const profileDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined
 
-function table(rows: Throughput[], baseline: Throughput) {
-  console.log('\n| scenario | req/s | ratio to baseline | p99 ms | errors |')
-  console.log('|---|---|---|---|---|')
-  for (const r of rows)
-    console.log(
-      `| ${r.name} | ${r.requestsPerSecond} | ${(r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} | ${r.p99Ms} | ${r.errors} |`,
-    )
-}
+const log = (...args: unknown[]) => console.log(...args)
 
 async function main() {
-  await globalSetup()
-  const stack = await startStack()
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model,
+      loadAverageAtStart: os.loadavg().map((n) => round(n)),
+      node: process.version,
+    },
+    seconds,
+  }
+  log(
+    `Roost bench: ${seconds} s per measurement; load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')}`,
+  )
+
+  const ceiling = encryptionCeiling(Math.max(2, seconds / 2))
+  results.encryption = ceiling
+  log(
+    `encryption ceiling (web-push generateRequestDetails, cached VAPID, one core): ${ceiling.perSecondOneCore} msg/s, ${ceiling.cpuMsPerMessage.toFixed(3)} CPU-ms each`,
+  )
+
+  const stack = await startBenchStack({
+    env: profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+  })
+  const memorySampler = sampleMemory(stack.watched)
+  const sink = await startPushSink()
+  const fixtures = await createFixtures(stack)
   try {
-    const token = await stack.appToken('read')
-    const auth = { authorization: `Bearer ${token}` }
-    const sample = await stack.api().get('/api/v1/apps/verify_credentials').set(auth)
-    const baselineServer = await startBaselineServer(JSON.stringify(sample.body))
-    const opts = { seconds, connections }
+    const authors = await fixtures.users(50, 'author')
+    const targets = await fixtures.users(400, 'reader')
+    await fixtures.subscribe(targets, sink)
+    log(`fixtures: ${authors.length} authors, ${targets.length} readers with push subscriptions`)
 
-    console.log(
-      `Roost benchmarks: ${seconds} s per scenario, ${connections} connections, ${new Date().toISOString()}`,
-    )
-    const baseline = await measure('node http, static JSON (baseline)', baselineServer.url, opts)
-    const direct = await measure(
-      'accounts direct: GET /api/v1/apps/verify_credentials (JWT verify + revocation check + Postgres)',
-      `${stack.accountsUrl}/api/v1/apps/verify_credentials`,
-      { ...opts, headers: auth },
-    )
-    const viaGateway = await measure(
-      'gateway → accounts: same request (second verify + scope check + proxy)',
-      `${stack.url}/api/v1/apps/verify_credentials`,
-      { ...opts, headers: auth },
-    )
-    const gatewayOnly = await measure('gateway alone: unknown route → 404 JSON', `${stack.url}/nowhere`, {
-      ...opts,
-      expectNon2xx: true,
-    })
-    table([baseline, direct, viaGateway, gatewayOnly], baseline)
-    console.log(
-      `\ngateway overhead: the proxied request runs at ${(viaGateway.requestsPerSecond / direct.requestsPerSecond).toFixed(2)}× the direct one`,
-    )
-    await baselineServer.close()
+    if (wanted('depth')) {
+      const [author, viewer] = await fixtures.users(2, 'deep')
+      const depth = await depthScenario(stack, fixtures, {
+        author: author!,
+        viewer: viewer!,
+        rows: 20_000,
+        requests: 100,
+      })
+      results.depth = depth
+      log(
+        `depth: page 1 p50 ${depth.page1Ms.p50} ms, 20,000 rows deep p50 ${depth.deepPageMs.p50} ms: ${depth.ratio}× (no ANALYZE: ${!depth.analyzedMeanwhile})`,
+      )
+    }
 
-    const tokens = await benchTokens(5000)
-    console.log(
-      `\ntoken checks/s: full ES256 verification every time ${tokens.everyTime} (baseline), Roost's verifier ${tokens.roost}: ${(tokens.roost / tokens.everyTime).toFixed(1)}×`,
+    if (wanted('gateway')) {
+      const gateway = []
+      for (const connections of [1, 50]) {
+        const r = await gatewayRatio(stack, authors[0]!, connections, seconds)
+        gateway.push(r)
+        log(
+          `gateway: GET /api/v1/accounts/:id at ${connections} connection(s): gateway ${r.gatewayPerSecond}/s, direct ${r.directPerSecond}/s: ${r.ratio}×`,
+        )
+      }
+      results.gateway = gateway
+    }
+
+    if (wanted('posting')) {
+      const posting = []
+      for (const mentions of [0, 1, 10]) {
+        const r = await postingScenario(stack, fixtures, sink, {
+          authors,
+          targets,
+          mentions,
+          seconds,
+          connections: 20,
+        })
+        posting.push(r)
+        log(
+          `posting, ${mentions} mention(s): ${r.postsPerSecond} posts/s (p99 ${r.p99Ms} ms, ${r.errors} errors), ${r.cpuMsPerPost} CPU-ms per post (${JSON.stringify(r.cpuMsPerPostByProcess)})`,
+        )
+      }
+      results.posting = posting
+    }
+
+    if (wanted('fanout')) {
+      const r = await fanOutScenario(stack, fixtures, sink, {
+        authors,
+        targets,
+        posts: Math.max(100, seconds * 60),
+        connections: 20,
+      })
+      const factor = r.cpuMsPerDelivery / ceiling.cpuMsPerMessage
+      results.fanOut = {
+        ...r,
+        ratioToCeiling: round(r.deliveriesPerSecond / ceiling.perSecondOneCore),
+        cpuFactorToEncryption: round(factor),
+      }
+      log(
+        `fan-out 10: ${r.deliveriesPerSecond} deliveries/s = ${round(r.deliveriesPerSecond / ceiling.perSecondOneCore)} of the ceiling; ${r.cpuMsPerDelivery} CPU-ms per delivered push = ${factor.toFixed(1)}× the encryption (${JSON.stringify(r.cpuMsPerDeliveryByProcess)})`,
+      )
+    }
+
+    if (wanted('latency')) {
+      const r = await latencyScenario(stack, fixtures, sink, {
+        authors,
+        targets,
+        rate: 200,
+        seconds: Math.max(5, seconds * 2),
+      })
+      results.latency = r
+      log(
+        `latency at ${r.targetRate} posts/s (achieved ${r.achievedRate}), one mention: event → push p50 ${r.eventToPushMs.p50} ms, p99 ${r.eventToPushMs.p99} ms; request p99 ${r.requestMs.p99} ms`,
+      )
+    }
+
+    const peaks = memorySampler.stop()
+    results.memory = Object.fromEntries(
+      stack.watched.map((w) => [w.name, { ...peaks[w.name], endMb: memory(w.pid)?.rssMb }]),
     )
-    const push = await benchPush(1000)
-    console.log(
-      `encrypted pushes/s to a local push service: web-push as usually used ${push.naive} (baseline), Roost's sender ${push.roost}: ${(push.roost / push.naive).toFixed(2)}×`,
+    log(
+      `peak RSS (MB): ${Object.entries(peaks)
+        .map(([k, v]) => `${k} ${v.peakMb}`)
+        .join(', ')}`,
     )
   } finally {
+    await fixtures.close()
+    sink.close()
     await stack.stop()
-    await globalTeardown()
   }
+
+  if (wanted('micro')) {
+    const tokens = await benchTokens(5000)
+    results.tokens = { ...tokens, ratio: round(tokens.roost / tokens.everyTime) }
+    log(`token checks/s: full ES256 every time ${tokens.everyTime}, Roost's verifier ${tokens.roost}`)
+    const push = await benchPush(1000)
+    results.pushSender = { ...push, ratio: round(push.roost / push.naive) }
+    log(
+      `encrypted pushes/s to a local sink: web-push as usually used ${push.naive}, Roost's sender ${push.roost}`,
+    )
+  }
+
+  mkdirSync(out, { recursive: true })
+  writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2) + '\n')
+  await renderChart(results, path.join(out, 'chart.png'))
+  log(`results: ${path.join(out, 'results.json')}, chart: ${path.join(out, 'chart.png')}`)
+  if (profileDir) log(`CPU profiles: ${profileDir}`)
 }
 
 main().then(
