@@ -55,3 +55,28 @@ describe('push requests never reach private addresses', () => {
     expect(await stack.push.db('subscriptions').count({ n: '*' })).toEqual([{ n: '3' }])
   })
 })
+
+describe('IPv6 spellings of private IPv4 addresses (issue #9, finding 12)', () => {
+  it('refuses mapped, compatible, SIIT and NAT64 forms of the loopback receiver and the metadata address', async () => {
+    const port = new URL(receiver.subscriber().endpoint).port
+    const before = (await stack.pushWorker.queues.deliveries.getFailed()).length
+    const hosts = [
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[::127.0.0.1]',
+      '[::ffff:0:7f00:1]',
+      '[::a9fe:a9fe]',
+      '[::ffff:0:a9fe:a9fe]',
+      '[64:ff9b::a9fe:a9fe]',
+    ]
+    const users = []
+    for (const host of hosts) users.push(await subscribeTo(`http://${host}:${port}/push/ssrf`))
+    for (const user of users) await events.publish(events.event(user, 'mention'))
+    await stack.drain()
+    expect(receiver.connections).toBe(0)
+    const failed = (await stack.pushWorker.queues.deliveries.getFailed()).slice(0, hosts.length)
+    expect(failed).toHaveLength(hosts.length)
+    expect((await stack.pushWorker.queues.deliveries.getFailed()).length - before).toBe(hosts.length)
+    for (const job of failed) expect(job.failedReason).toMatch(/resolves to a private address/)
+  })
+})

@@ -1,4 +1,4 @@
-import { createAddressGuard, PrivateAddressError } from './address-guard'
+import { createAddressGuard, embeddedIpv4, PrivateAddressError } from './address-guard'
 
 describe('the push address guard', () => {
   const strict = createAddressGuard('')
@@ -12,6 +12,35 @@ describe('the push address guard', () => {
     '[fe80::1]',
     '::ffff:10.0.0.1',
     '0.0.0.0',
+    // Issue #9, finding 12: IPv4 carried in IPv6 spellings, and the other special IPv6 ranges.
+    '[::a9fe:a9fe]', // IPv4-compatible 169.254.169.254
+    '[::169.254.169.254]',
+    '[::ffff:0:a9fe:a9fe]', // SIIT
+    '[::ffff:0:169.254.169.254]',
+    '[::127.0.0.1]',
+    '[::ffff:7f00:1]', // mapped, in hex
+    '[::ffff:a9fe:a9fe]',
+    '[0:0:0:0:0:ffff:10.0.0.1]',
+    '[0000:0000:0000:0000:0000:ffff:0a00:0001]',
+    '[64:ff9b::10.0.0.1]', // NAT64
+    '[64:ff9b::a9fe:a9fe]',
+    '[64:ff9b:1::1]',
+    '[::]',
+    '[0::1]',
+    '[fc00::1]', // unique local
+    '[fd12:3456::1]',
+    '[fe80::1%25eth0]', // link-local with a zone
+    '[febf::1]',
+    '[fec0::1]', // site-local
+    '[ff02::1]', // multicast
+    '[2001:db8::1]',
+    '[2002:a9fe:a9fe::1]', // 6to4 of 169.254.169.254
+    '[2001:0:4136:e378:8000:63bf:3fff:fdd2]', // Teredo
+    '[100::1]', // discard
+    '100.64.0.1',
+    '198.18.0.1',
+    '224.0.0.1',
+    '255.255.255.255',
   ])('refuses %s', async (host) => {
     await expect(strict(host)).rejects.toBeInstanceOf(PrivateAddressError)
   })
@@ -21,10 +50,30 @@ describe('the push address guard', () => {
     await expect(strict('localhost')).rejects.toBeInstanceOf(PrivateAddressError)
   })
 
+  it('finds the IPv4 address in every IPv6 spelling that carries one', () => {
+    expect(embeddedIpv4('::a9fe:a9fe')).toBe('169.254.169.254')
+    expect(embeddedIpv4('::ffff:0:a9fe:a9fe')).toBe('169.254.169.254')
+    expect(embeddedIpv4('::127.0.0.1')).toBe('127.0.0.1')
+    expect(embeddedIpv4('::ffff:7f00:1')).toBe('127.0.0.1')
+    expect(embeddedIpv4('64:ff9b::8.8.8.8')).toBe('8.8.8.8')
+    expect(embeddedIpv4('::1')).toBeUndefined()
+    expect(embeddedIpv4('2606:4700::1')).toBeUndefined()
+  })
+
+  it('accepts public IPv6 addresses', async () => {
+    await expect(strict('[2606:4700:4700::1111]')).resolves.toEqual({
+      address: '2606:4700:4700::1111',
+      family: 6,
+    })
+  })
+
   it('lets configured ranges through, and only those', async () => {
     const loopback = createAddressGuard('127.0.0.0/8, ::1')
     await expect(loopback('127.0.0.1')).resolves.toEqual({ address: '127.0.0.1', family: 4 })
     await expect(loopback('[::1]')).resolves.toEqual({ address: '::1', family: 6 })
     await expect(loopback('10.0.0.1')).rejects.toBeInstanceOf(PrivateAddressError)
+    // The allowed IPv4 range admits its mapped spelling, and nothing else carried in IPv6.
+    await expect(loopback('[::ffff:127.0.0.1]')).resolves.toMatchObject({ family: 6 })
+    await expect(loopback('[::ffff:10.0.0.1]')).rejects.toBeInstanceOf(PrivateAddressError)
   })
 })

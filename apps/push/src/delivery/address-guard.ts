@@ -21,9 +21,12 @@ const SPECIAL_V4 = [
   '255.255.255.255/32',
 ]
 const SPECIAL_V6 = [
+  // ::/96 (IPv4-compatible), ::ffff:0:0/96 (mapped) and ::ffff:0:0:0/96 (SIIT) are refused by embeddedIpv4, not
+  // here: node's BlockList matches IPv4 addresses against IPv4-mapped IPv6 rules, so they would refuse every IPv4.
   '::/128',
   '::1/128',
   '64:ff9b::/96',
+  '64:ff9b:1::/48',
   '100::/64',
   '2001::/32',
   '2001:10::/28',
@@ -44,8 +47,42 @@ function addSubnet(list: BlockList, cidr: string) {
 
 export class PrivateAddressError extends Error {}
 
-/** `::ffff:10.0.0.1` is 10.0.0.1: checked as IPv4 so the mapping cannot hide a private address. */
-const unwrapMapped = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1')
+/** An IPv6 address as its eight 16-bit groups, whatever its spelling (`::`, a dotted IPv4 tail, zone ids). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, '')
+  const dotted = text.match(/^(.*:)(\d+\.\d+\.\d+\.\d+)$/)
+  if (dotted) {
+    const bytes = dotted[2]!.split('.').map(Number)
+    text = `${dotted[1]}${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`
+  }
+  const [head = '', tail, extra] = text.split('::')
+  if (extra !== undefined) return undefined
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const missing = tail === undefined ? 0 : 8 - left.length - right.length
+  if (missing < 0) return undefined
+  const groups = [...left, ...Array<string>(missing).fill('0'), ...right].map((g) => parseInt(g, 16))
+  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : undefined
+}
+
+/**
+ * The IPv4 address an IPv6 spelling carries, for the forms that reach an IPv4 host: IPv4-mapped
+ * (`::ffff:a.b.c.d`, also written `::ffff:a9fe:a9fe`), IPv4-compatible (`::a.b.c.d`, `::a9fe:a9fe`), SIIT
+ * (`::ffff:0:a.b.c.d`) and NAT64 (`64:ff9b::a.b.c.d`). Checked as IPv4, so no spelling hides a private address.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  if (!net.isIPv6(address)) return undefined
+  const g = ipv6Groups(address)
+  if (!g) return undefined
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+  const carries =
+    (zero(0, 5) && g[5] === 0xffff) || // mapped
+    (zero(0, 6) && (g[6] !== 0 || g[7]! > 1)) || // compatible (not :: or ::1)
+    (zero(0, 4) && g[4] === 0xffff && g[5] === 0) || // SIIT
+    (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) // NAT64
+  if (!carries) return undefined
+  return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join('.')
+}
 
 /**
  * Resolves a push endpoint's host and refuses it when any address is private, loopback, link-local or special,
@@ -62,8 +99,14 @@ export function createAddressGuard(allowedCidrs: string) {
     .filter(Boolean)
     .forEach((cidr) => addSubnet(allowed, cidr))
 
-  const isRefused = (raw: string) => {
-    const address = unwrapMapped(raw)
+  /**
+   * Refused when special, unless allowed. An IPv6 form that carries an IPv4 address (embeddedIpv4) is refused
+   * unless allowed, as itself or as the IPv4 address it carries: such spellings have no business in a push URL.
+   */
+  const isRefused = (address: string): boolean => {
+    if (!net.isIP(address)) return true
+    const v4 = embeddedIpv4(address)
+    if (v4) return !allowed.check(address, 'ipv6') && !allowed.check(v4, 'ipv4')
     const type = net.isIPv6(address) ? 'ipv6' : 'ipv4'
     return special.check(address, type) && !allowed.check(address, type)
   }
