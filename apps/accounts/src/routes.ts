@@ -65,6 +65,7 @@ import { statusHistory, statusSource } from './api/v1/statuses/history'
 import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
 import { statusContext } from './api/v1/statuses/context'
 import { listBookmarks } from './api/v1/bookmarks'
+import { deleteConversation, listConversations, readConversation } from './api/v1/conversations'
 import {
   deleteScheduledStatus,
   listScheduledStatuses,
@@ -176,6 +177,9 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/statuses/:id/unmute', on(unmuteConversation))
   api.get('/api/v1/polls/:id', on(getPoll))
   api.post('/api/v1/polls/:id/votes', on(votePoll))
+  api.get('/api/v1/conversations', on(listConversations))
+  api.post('/api/v1/conversations/:id/read', on(readConversation))
+  api.delete('/api/v1/conversations/:id', on(deleteConversation))
   api.get('/api/v1/scheduled_statuses', on(listScheduledStatuses))
   api.get('/api/v1/scheduled_statuses/:id', on(showScheduledStatus))
   api.put('/api/v1/scheduled_statuses/:id', on(updateScheduledStatus))

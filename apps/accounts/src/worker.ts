@@ -6,6 +6,7 @@ import type { Activity, Timer } from '@roost/events'
 import { activity, bullPrefix, createProducers, createRedis, QUEUES, timer } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { Consumer } from './activities/consumer'
+import { conversationsConsumer } from './activities/conversations'
 import { feedsConsumer } from './activities/feeds'
 import { notificationsConsumer } from './activities/notifications'
 import type { AccountsWorkerConfig } from './config'
@@ -64,6 +65,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const consumers: Consumer[] = [
     notificationsConsumer(db, urlsOf(config.PUBLIC_URL)),
+    conversationsConsumer(db),
     // The streaming publisher attaches here, as `listener` (feeds/context.ts, FeedListener).
     feedsConsumer({ db, store: feeds, activeDays: config.USER_ACTIVE_DAYS }),
   ]

@@ -169,6 +169,9 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/api/v1/polls/:id/votes', ACCOUNTS, 'required', ['write:statuses'], {
     params: P.voteParams,
   }),
+  route('GET', '/api/v1/conversations', ACCOUNTS, 'required', ['read:statuses'], { params: P.pageParams }),
+  route('POST', '/api/v1/conversations/:id/read', ACCOUNTS, 'required', ['write:conversations']),
+  route('DELETE', '/api/v1/conversations/:id', ACCOUNTS, 'required', ['write:conversations']),
   route('GET', '/api/v1/scheduled_statuses', ACCOUNTS, 'required', ['read:statuses'], {
     params: P.pageParams,
   }),

@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
+import { addToConversation } from '../domain/conversations'
 import { notify, withdrawNotifications } from '../domain/notifications'
 import type { Consumer } from './consumer'
 
@@ -18,20 +19,26 @@ export function notificationsConsumer(db: Knex, urls: Urls): Consumer {
       if (row) await work(trx, row)
     })
 
-  /** Mentions notify the mentioned accounts, once per status (an edit that adds a mention notifies the new one). */
+  /**
+   * Mentions notify the mentioned accounts, once per status (an edit that adds a mention notifies the new one). A
+   * direct status whose mention notification is made also goes into the recipient's conversation (Mastodon's
+   * NotifyService: one that is dropped, a blocked sender or a muted thread, does not).
+   */
   const notifyMentioned = async (trx: Knex, status: StatusRow) => {
     const mentioned: string[] = await trx('mentions')
       .where({ status_id: status.id })
       .orderBy('account_id')
       .pluck('account_id')
-    for (const recipientId of mentioned)
-      await notify(trx, urls, {
+    for (const recipientId of mentioned) {
+      const notified = await notify(trx, urls, {
         type: 'mention',
         recipientId,
         senderId: status.account_id,
         statusId: status.id,
         activityId: status.id,
       })
+      if (notified && status.visibility === 'direct') await addToConversation(trx, recipientId, status)
+    }
     return mentioned
   }
 

@@ -1,0 +1,35 @@
+import type { Knex } from '@roost/db'
+import type { StatusRow } from '../entities/status'
+import { addToConversation, dropConversationsWith, removeFromConversations } from '../domain/conversations'
+import type { Consumer } from './consumer'
+
+/**
+ * Direct-message conversations from activities (docs/statuses.md, "Conversations"), as Mastodon keeps them: a new
+ * direct status goes into its author's conversation here (its recipients' are filed with their mention
+ * notification, activities/notifications.ts), a deleted one leaves every conversation it was in, and a block
+ * deletes the blocker's conversations with the blocked account. Each handler locks the row it depends on FOR SHARE
+ * and does nothing when it is gone, so replays and reordering leave nothing behind.
+ */
+export function conversationsConsumer(db: Knex): Consumer {
+  return {
+    'status.created': (a) =>
+      db.transaction(async (trx) => {
+        const status: StatusRow | undefined = await trx('statuses')
+          .where({ id: a.statusId })
+          .forShare()
+          .first()
+        if (status?.visibility === 'direct') await addToConversation(trx, status.account_id, status)
+      }),
+    'status.deleted': async (a) => {
+      if (a.visibility !== 'direct') return
+      await db.transaction((trx) =>
+        removeFromConversations(trx, [a.accountId, ...a.mentionedAccountIds], a.statusId),
+      )
+    },
+    'block.created': (a) =>
+      db.transaction(async (trx) => {
+        if (await trx('blocks').where({ id: a.blockId }).forShare().first('id'))
+          await dropConversationsWith(trx, a.accountId, a.targetAccountId)
+      }),
+  }
+}

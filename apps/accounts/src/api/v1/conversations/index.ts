@@ -1,0 +1,72 @@
+import type { Request, Response } from 'express'
+import { paginate } from '@roost/db'
+import { pageParams, readParams } from '@roost/routes'
+import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
+import type { AccountsContext } from '../../../context'
+import { urlsOf } from '../../../entities/account'
+import { renderConversations } from '../../../entities/conversation'
+import type { AccountConversationRow } from '../../../domain/conversations'
+import { parseId } from '../../../domain/records'
+import { requireUser } from '../../../users/current'
+
+/**
+ * GET /api/v1/conversations — the user's direct-message conversations (docs/statuses.md, "Conversations"), paged
+ * by their last status's id, newest first (Mastodon's AccountConversation.to_a_paginated_by_id); Link next
+ * `max_id` when the page is full, prev `min_id` when it is not empty, both in last-status ids.
+ */
+export async function listConversations(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const p = readParams(req, pageParams)
+  const page = readPage(p, DEFAULT_STATUSES_LIMIT)
+  const rows = await paginate<AccountConversationRow>(
+    ctx.db('account_conversations').where({ account_id: account.id }).whereNotNull('last_status_id'),
+    'last_status_id',
+    page,
+  )
+  const link = linkHeader(
+    ctx.config.PUBLIC_URL,
+    req.path,
+    { limit: p.limit === undefined ? undefined : String(p.limit) },
+    {
+      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.last_status_id! } : undefined,
+      prev: rows.length ? { min_id: rows[0]!.last_status_id! } : undefined,
+    },
+  )
+  if (link) res.setHeader('Link', link)
+  res.json(await renderConversations(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
+}
+
+/** One of the user's conversations, else 404 "Record not found". */
+async function own(ctx: AccountsContext, req: Request) {
+  const { account } = await requireUser(ctx, req)
+  const id = parseId(req.params.id)
+  const row: AccountConversationRow | undefined = id
+    ? await ctx.db('account_conversations').where({ id, account_id: account.id }).first()
+    : undefined
+  if (!row) throw recordNotFound()
+  return { account, row }
+}
+
+/** POST /api/v1/conversations/:id/read — marks it read; answers the Conversation. */
+export async function readConversation(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, row } = await own(ctx, req)
+  const [updated]: AccountConversationRow[] = await ctx
+    .db('account_conversations')
+    .where({ id: row.id })
+    .update({ unread: false })
+    .returning('*')
+  // Deleted meanwhile: gone.
+  if (!updated) throw recordNotFound()
+  const [rendered] = await renderConversations(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [updated], account.id)
+  res.json(rendered)
+}
+
+/**
+ * DELETE /api/v1/conversations/:id — removes it from the list (`{}`); the statuses stay, and a new direct status in
+ * the thread starts it again.
+ */
+export async function deleteConversation(ctx: AccountsContext, req: Request, res: Response) {
+  const { row } = await own(ctx, req)
+  await ctx.db('account_conversations').where({ id: row.id }).delete()
+  res.json({})
+}
