@@ -30,6 +30,15 @@ import { customEmojis } from './api/v1/custom_emojis'
 import { dismiss, listAnnouncements, react, unreact } from './api/v1/announcements'
 import { extendedDescription, instanceRules, translationLanguages } from './api/v1/instance_extras'
 import { getMarkers, postMarkers } from './api/v1/markers'
+import {
+  accountEndorsements,
+  accountNote,
+  familiarFollowers,
+  listEndorsements,
+  pinAccount,
+  unpinAccount,
+} from './api/v1/accounts/extras'
+import { createDomainBlock, deleteDomainBlock, listDomainBlocks } from './api/v1/domain_blocks'
 import { preferences } from './api/v1/preferences'
 import { instanceV1 } from './api/v1/instance'
 import { instanceV2 } from './api/v2/instance'
@@ -158,6 +167,17 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/announcements/:id/dismiss', on(dismiss))
   api.put('/api/v1/announcements/:id/reactions/:name', on(react))
   api.delete('/api/v1/announcements/:id/reactions/:name', on(unreact))
+  api.post('/api/v1/accounts/:id/note', on(accountNote))
+  api.post('/api/v1/accounts/:id/pin', on(pinAccount))
+  api.post('/api/v1/accounts/:id/unpin', on(unpinAccount))
+  api.post('/api/v1/accounts/:id/endorse', on(pinAccount))
+  api.post('/api/v1/accounts/:id/unendorse', on(unpinAccount))
+  api.get('/api/v1/endorsements', on(listEndorsements))
+  api.get('/api/v1/accounts/:id/endorsements', on(accountEndorsements))
+  api.get('/api/v1/accounts/familiar_followers', on(familiarFollowers))
+  api.get('/api/v1/domain_blocks', on(listDomainBlocks))
+  api.post('/api/v1/domain_blocks', on(createDomainBlock))
+  api.delete('/api/v1/domain_blocks', on(deleteDomainBlock))
 
   // Statuses, media, relationships, timelines and notifications
 

@@ -282,6 +282,30 @@ export const ROUTES: readonly Route[] = [
   route('PUT', '/api/v1/announcements/:id/reactions/:name', ACCOUNTS, 'required', ['write:favourites']),
   route('DELETE', '/api/v1/announcements/:id/reactions/:name', ACCOUNTS, 'required', ['write:favourites']),
 
+  route('POST', '/api/v1/accounts/:id/note', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.accountNoteParams,
+  }),
+  route('POST', '/api/v1/accounts/:id/pin', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/accounts/:id/unpin', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/accounts/:id/endorse', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/accounts/:id/unendorse', ACCOUNTS, 'required', ['write:accounts']),
+  route('GET', '/api/v1/endorsements', ACCOUNTS, 'required', ['read:accounts'], { params: P.pageParams }),
+  route('GET', '/api/v1/accounts/:id/endorsements', ACCOUNTS, 'optional', ['read:accounts'], {
+    params: P.pageParams,
+  }),
+  route('GET', '/api/v1/accounts/familiar_followers', ACCOUNTS, 'required', ['read:follows'], {
+    params: P.familiarFollowersParams,
+  }),
+  route('GET', '/api/v1/domain_blocks', ACCOUNTS, 'required', ['read:blocks'], {
+    params: P.domainBlocksParams,
+  }),
+  route('POST', '/api/v1/domain_blocks', ACCOUNTS, 'required', ['write:blocks'], {
+    params: P.domainBlockParams,
+  }),
+  route('DELETE', '/api/v1/domain_blocks', ACCOUNTS, 'required', ['write:blocks'], {
+    params: P.domainBlockParams,
+  }),
+
   // Instance
   route('GET', '/api/v1/instance', ACCOUNTS, 'none'),
   route('GET', '/api/v2/instance', ACCOUNTS, 'none'),

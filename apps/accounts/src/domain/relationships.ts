@@ -97,6 +97,8 @@ export async function deleteFollow(trx: Knex, accountId: string, targetId: strin
     .delete()
     .returning('id')
   if (!removed) return
+  // An endorsement lasts as long as the follow (docs/discovery.md, "Endorsements").
+  await trx('account_pins').where({ account_id: accountId, target_account_id: targetId }).delete()
   await outbox.add(trx, {
     event: 'follow.removed',
     followId: removed.id,

@@ -8,19 +8,29 @@ export async function renderRelationships(db: Knex, viewerId: string, targetIds:
     db(table).where({ account_id: viewerId }).whereIn('target_account_id', targetIds)
   const theirs = (table: string) =>
     db(table).where({ target_account_id: viewerId }).whereIn('account_id', targetIds)
-  const [following, followedBy, requested, requestedBy, blocking, blockedBy, muting] = await Promise.all([
-    mine('follows'),
-    theirs('follows'),
-    mine('follow_requests'),
-    theirs('follow_requests'),
-    mine('blocks'),
-    theirs('blocks'),
-    mine('mutes').where(activeMute(db)),
-  ])
+  const [following, followedBy, requested, requestedBy, blocking, blockedBy, muting, endorsing, notes] =
+    await Promise.all([
+      mine('follows'),
+      theirs('follows'),
+      mine('follow_requests'),
+      theirs('follow_requests'),
+      mine('blocks'),
+      theirs('blocks'),
+      mine('mutes').where(activeMute(db)),
+      mine('account_pins'),
+      mine('account_notes'),
+    ])
   const byTarget = <T extends { target_account_id: string }>(rows: T[]) =>
     new Map(rows.map((r) => [r.target_account_id, r]))
   const byAccount = (rows: { account_id: string }[]) => new Set(rows.map((r) => r.account_id))
-  const [follow, request, block, mute] = [following, requested, blocking, muting].map(byTarget)
+  const [follow, request, block, mute, endorsed, note] = [
+    following,
+    requested,
+    blocking,
+    muting,
+    endorsing,
+    notes,
+  ].map(byTarget)
   const [follower, requester, blocker] = [followedBy, requestedBy, blockedBy].map(byAccount)
   return targetIds.map((id) => {
     const f = follow!.get(id) ?? request!.get(id)
@@ -39,9 +49,10 @@ export async function renderRelationships(db: Knex, viewerId: string, targetIds:
       muting_expires_at: m?.expires_at ? new Date(m.expires_at).toISOString() : null,
       requested: request!.has(id),
       requested_by: requester!.has(id),
+      // Every account is local until federation: no domain to block.
       domain_blocking: false,
-      endorsed: false,
-      note: '',
+      endorsed: endorsed!.has(id),
+      note: (note!.get(id) as { comment?: string } | undefined)?.comment ?? '',
     }
   })
 }

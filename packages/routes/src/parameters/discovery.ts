@@ -13,3 +13,15 @@ const marker = () => param.object({ last_read_id: param.text() })
 
 /** POST /api/v1/markers — `home[last_read_id]`, `notifications[last_read_id]`; other keys are ignored. */
 export const saveMarkersParams = z.object({ home: marker(), notifications: marker() })
+
+/** POST /api/v1/accounts/:id/note — a blank comment removes the note. */
+export const accountNoteParams = z.object({ comment: param.text({ maxChars: 2000 }) })
+
+/** GET /api/v1/accounts/familiar_followers?id[]= */
+export const familiarFollowersParams = z.object({ id: param.list() })
+
+/** GET /api/v1/domain_blocks */
+export const domainBlocksParams = z.object({ ...param.page })
+
+/** POST and DELETE /api/v1/domain_blocks */
+export const domainBlockParams = z.object({ domain: param.text({ maxChars: 253 }) })

@@ -1,0 +1,50 @@
+import type { Request, Response } from 'express'
+import { paginate } from '@roost/db'
+import { domainBlockParams, domainBlocksParams, readParams } from '@roost/routes'
+import { linkHeader, paramText, readPage } from '@roost/service'
+import type { AccountsContext } from '../../context'
+import { blockDomain, unblockDomain } from '../../domain/account_extras'
+import { requireUser } from '../../users/current'
+
+/**
+ * GET /api/v1/domain_blocks — the user's blocked domains as strings, newest first, paged by the block (limit
+ * 100/200; Link next `max_id` when full, prev `since_id`). Every account is local until federation lands, so a
+ * block hides nothing yet (docs/discovery.md).
+ */
+export async function listDomainBlocks(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const p = readParams(req, domainBlocksParams)
+  const page = readPage(p, 100)
+  const rows = await paginate<{ id: string; domain: string }>(
+    ctx.db('account_domain_blocks').where({ account_id: account.id }).select('id', 'domain'),
+    'id',
+    page,
+  )
+  const link = linkHeader(
+    ctx.config.PUBLIC_URL,
+    req.path,
+    { limit: paramText(p.limit) },
+    {
+      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.id } : undefined,
+      prev: rows.length ? { since_id: rows[0]!.id } : undefined,
+    },
+  )
+  if (link) res.setHeader('Link', link)
+  res.json(rows.map((r) => r.domain))
+}
+
+/** POST /api/v1/domain_blocks — `domain`; `{}`. */
+export async function createDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const { domain } = readParams(req, domainBlockParams)
+  await blockDomain(ctx.db, account.id, domain)
+  res.json({})
+}
+
+/** DELETE /api/v1/domain_blocks — `domain`; `{}`, also when there was no such block. */
+export async function deleteDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const { domain } = readParams(req, domainBlockParams)
+  await unblockDomain(ctx.db, account.id, domain)
+  res.json({})
+}
