@@ -3,7 +3,7 @@ import { accountNoteParams, familiarFollowersParams, readParams } from '@roost/r
 import type { AccountsContext } from '../../../context'
 import { endorse, setAccountNote, unendorse } from '../../../domain/account_extras'
 import { findAccount, parseId } from '../../../domain/records'
-import { blocks, hideBlockedAndMuted } from '../../../domain/relationships'
+import { blocks, hiddenAccounts, hideAccounts } from '../../../domain/relationships'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { renderRelationship } from '../../../entities/relationship'
@@ -61,7 +61,8 @@ export async function accountEndorsements(ctx: AccountsContext, req: Request, re
     (account.hide_collections && !owner) ||
     (!!viewerId && (await blocks(ctx.db, account.id, viewerId)))
   const query = endorsedBy(ctx, account.id)
-  if (viewerId && !owner) hideBlockedAndMuted(ctx.db, query, viewerId, 'accounts.id')
+  if (viewerId && !owner && !hidden)
+    hideAccounts(query, 'accounts.id', await hiddenAccounts(ctx.db, viewerId))
   await sendAccountPage(ctx, req, res, hidden ? undefined : query, 'accounts.id')
 }
 
