@@ -1,8 +1,10 @@
 // The status screens of a Mastodon app, driven by masto.js 7 unchanged: threads, boosted/favourited by,
-// bookmarks, editing with history, polls. The library builds every request and parses every answer.
+// bookmarks, editing with history, polls, scheduled statuses, direct-message conversations. The library builds every
+// request and parses every answer.
 import { createRestAPIClient, MastoHttpError } from 'masto'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
+import { eventually } from '../accounts/social/helpers'
 import { SCOPES } from './helpers'
 
 let stack: Stack
@@ -10,7 +12,8 @@ let alice: ReturnType<typeof client>
 let bob: ReturnType<typeof client>
 let bobId: string
 beforeAll(async () => {
-  stack = await startStack()
+  // scheduled_at need be only 5 s ahead here (Mastodon: 5 minutes), so a publication is seen within the test.
+  stack = await startStack({ env: { SCHEDULED_STATUS_MIN_OFFSET_SECONDS: '5' } })
   alice = client(await stack.userToken(SCOPES, await stack.createUser({ username: 'alice' })))
   const bobUser = await stack.createUser({ username: 'bob' })
   bobId = bobUser.accountId
@@ -112,5 +115,48 @@ describe('masto.js: status screens', () => {
       statusCode: 422,
       message: 'Validation failed: You have already voted on this poll',
     })
+  })
+
+  it('schedules a status, lists, moves and reads it, and sees it published', async () => {
+    const at = (s: number) => new Date(Date.now() + s * 1000).toISOString()
+    const scheduled = await alice.v1.statuses.create({ status: 'Good morning', scheduledAt: at(3600) })
+    expect(scheduled).toMatchObject({ params: { text: 'Good morning' }, mediaAttachments: [] })
+    const list = await alice.v1.scheduledStatuses.list()
+    expect(list.map((s) => s.id)).toEqual([scheduled.id])
+    const moved = await alice.v1.scheduledStatuses.$select(scheduled.id).update({ scheduledAt: at(12) })
+    expect(Date.parse(moved.scheduledAt)).toBeLessThan(Date.parse(scheduled.scheduledAt))
+    expect((await alice.v1.scheduledStatuses.$select(scheduled.id).fetch()).scheduledAt).toBe(
+      moved.scheduledAt,
+    )
+
+    const other = await alice.v1.statuses.create({ status: 'Never mind', scheduledAt: at(3600) })
+    await alice.v1.scheduledStatuses.$select(other.id).remove()
+    const error = await alice.v1.scheduledStatuses
+      .$select(other.id)
+      .fetch()
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({ statusCode: 404 })
+
+    const me = await alice.v1.accounts.verifyCredentials()
+    const published = await eventually(async () => {
+      const statuses = await alice.v1.accounts.$select(me.id).statuses.list()
+      return statuses.find((s) => s.content === '<p>Good morning</p>')
+    }, 60_000)
+    expect(Date.parse(published.createdAt)).toBeGreaterThanOrEqual(Date.parse(moved.scheduledAt))
+    expect(await alice.v1.scheduledStatuses.list()).toEqual([])
+  })
+
+  it('reads, marks read and removes a direct-message conversation', async () => {
+    const message = await alice.v1.statuses.create({ status: '@bob psst', visibility: 'direct' })
+    await stack.drain()
+    const [conversation] = await bob.v1.conversations.list()
+    expect(conversation).toMatchObject({ unread: true, lastStatus: { id: message.id } })
+    expect(conversation!.accounts.map((a) => a.username)).toEqual(['alice'])
+    const read = await bob.v1.conversations.$select(conversation!.id).read()
+    expect(read.unread).toBe(false)
+    await bob.v1.conversations.$select(conversation!.id).remove()
+    expect(await bob.v1.conversations.list()).toEqual([])
+    const [own] = await alice.v1.conversations.list()
+    expect(own).toMatchObject({ unread: false, lastStatus: { id: message.id } })
   })
 })

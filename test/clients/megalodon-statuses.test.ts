@@ -1,8 +1,10 @@
 // The status screens of a Mastodon app, driven by megalodon 10 unchanged (JSON bodies, absolute Link URLs):
-// threads, boosted/favourited by, bookmarks, editing with history, polls.
+// threads, boosted/favourited by, bookmarks, editing with history, polls, scheduled statuses, direct-message
+// conversations.
 import generator from 'megalodon'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
+import { eventually } from '../accounts/social/helpers'
 import { SCOPES } from './helpers'
 
 let stack: Stack
@@ -10,7 +12,8 @@ let alice: ReturnType<typeof client>
 let bob: ReturnType<typeof client>
 let aliceToken: string
 beforeAll(async () => {
-  stack = await startStack()
+  // scheduled_at need be only 5 s ahead here (Mastodon: 5 minutes), so a publication is seen within the test.
+  stack = await startStack({ env: { SCHEDULED_STATUS_MIN_OFFSET_SECONDS: '5' } })
   aliceToken = await stack.userToken(SCOPES, await stack.createUser({ username: 'alice' }))
   alice = client(aliceToken)
   bob = client(await stack.userToken(SCOPES, await stack.createUser({ username: 'bob' })))
@@ -86,5 +89,41 @@ describe('megalodon: status screens', () => {
     // As in Mastodon, a multiple-choice poll takes another option later, never the same one twice.
     expect((await bob.votePoll(status.poll.id, [1])).data).toMatchObject({ own_votes: [0, 2, 1] })
     expect(statusOf(await bob.votePoll(status.poll.id, [1]).catch((e: unknown) => e))).toBe(422)
+  })
+
+  it('schedules a status, lists, moves and cancels, and sees one published', async () => {
+    const at = (s: number) => new Date(Date.now() + s * 1000).toISOString()
+    const scheduled = (await alice.postStatus('Scheduled hello', { scheduled_at: at(3600) })).data as {
+      id: string
+      scheduled_at: string
+      params: { text: string }
+    }
+    expect(scheduled.params.text).toBe('Scheduled hello')
+    expect((await alice.getScheduledStatuses()).data.map((s) => s.id)).toEqual([scheduled.id])
+    const moved = (await alice.scheduleStatus(scheduled.id, at(12))).data
+    expect((await alice.getScheduledStatus(scheduled.id)).data.scheduled_at).toBe(moved.scheduled_at)
+
+    const other = (await alice.postStatus('Cancelled', { scheduled_at: at(3600) })).data as { id: string }
+    await alice.cancelScheduledStatus(other.id)
+    expect(statusOf(await alice.getScheduledStatus(other.id).catch((e: unknown) => e))).toBe(404)
+
+    const me = (await alice.verifyAccountCredentials()).data
+    const published = await eventually(async () => {
+      const statuses = (await alice.getAccountStatuses(me.id)).data
+      return statuses.find((s) => s.content === '<p>Scheduled hello</p>')
+    }, 60_000)
+    expect(Date.parse(published.created_at)).toBeGreaterThanOrEqual(Date.parse(moved.scheduled_at))
+    expect((await alice.getScheduledStatuses()).data).toEqual([])
+  })
+
+  it('reads, marks read and deletes a direct-message conversation', async () => {
+    const message = (await alice.postStatus('@bob a secret', { visibility: 'direct' })).data as { id: string }
+    await stack.drain()
+    const [conversation] = (await bob.getConversationTimeline()).data
+    expect(conversation).toMatchObject({ unread: true, last_status: { id: message.id } })
+    expect(conversation!.accounts.map((a) => a.username)).toEqual(['alice'])
+    expect((await bob.readConversation(conversation!.id)).data.unread).toBe(false)
+    await bob.deleteConversation(conversation!.id)
+    expect((await bob.getConversationTimeline()).data).toEqual([])
   })
 })
