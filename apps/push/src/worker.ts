@@ -34,6 +34,9 @@ import {
   isPushable,
 } from './subscriptions/store'
 
+/** The value of a delivery's key once the push service has accepted the message. */
+const ACKNOWLEDGED = 'acked'
+
 /** A payload that does not match its schema will never match it: fail the job for good instead of retrying. */
 function parseOrFail<T>(
   schema: { safeParse(data: unknown): { success: true; data: T } | { success: false; error: Error } },
@@ -85,36 +88,45 @@ export async function createPushWorker(config: PushConfig) {
     const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
       isPushable(s, event),
     )
-    // One delivery per notification and subscription, ever: a key per pair lives as long as a notification is
-    // worth pushing (48 h). The job id alone would dedupe only while BullMQ keeps the finished job (an hour).
-    const keys = subscriptions.map(
-      (s) => `${prefix}:pushed:${deliveryJobId(event.notificationId, String(s.id))}`, // one hash slot: MULTI works on a Cluster
+    // No claim here: queueing is the one step, and a deterministic job id makes a repeat of it (a fan-out retried
+    // after a crash at any instruction) add nothing while the job exists. Deduplication past the job's life is
+    // the delivery's claim (`deliver`), so no crash between two steps can lose a push (issue #9, finding 3).
+    await queues.deliveries.addBulk(
+      subscriptions.map((s) => ({
+        name: DELIVERY_JOB_NAME,
+        data: { subscriptionId: String(s.id), event },
+        opts: {
+          jobId: deliveryJobId(event.notificationId, String(s.id)),
+          attempts: config.PUSH_DELIVERY_ATTEMPTS,
+          backoff: { type: 'push' },
+          removeOnComplete: COMPLETED_JOB_RETENTION,
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      })),
     )
-    const claims = connection.multi()
-    for (const key of keys) claims.set(key, '1', 'EX', PUSH_TTL_SECONDS, 'NX')
-    const results = (await claims.exec()) ?? []
-    const claimed = subscriptions.filter((_, i) => results[i]?.[1] === 'OK')
-    try {
-      await queues.deliveries.addBulk(
-        claimed.map((s) => ({
-          name: DELIVERY_JOB_NAME,
-          data: { subscriptionId: String(s.id), event },
-          opts: {
-            jobId: deliveryJobId(event.notificationId, String(s.id)),
-            attempts: config.PUSH_DELIVERY_ATTEMPTS,
-            backoff: { type: 'push' },
-            removeOnComplete: COMPLETED_JOB_RETENTION,
-            removeOnFail: { age: 7 * 24 * 3600 },
-          },
-        })),
-      )
-    } catch (err) {
-      // Not queued: release the claims so the fan-out's retry can queue them.
-      const claimedKeys = keys.filter((_, i) => results[i]?.[1] === 'OK')
-      if (claimedKeys.length) await connection.del(...claimedKeys)
-      throw err
-    }
   }
+
+  /**
+   * One push per notification and subscription, ever (docs/security.md, "Push delivery: nothing lost, nothing
+   * twice"). A key per pair lives as long as a notification is worth pushing (48 h): the first job instance to
+   * deliver claims it with its own identity (`<job id>@<created at>`), so the same job retried (after a 5xx, or
+   * after its worker died) goes on, while a second instance of the job, queued again by a replayed fan-out after
+   * BullMQ dropped the first, stops. Once the push service has accepted the message the key says `acked`, before
+   * the job completes: a retry after a crash at that point sends nothing again.
+   */
+  async function claim(job: Job): Promise<'mine' | 'taken' | 'acked'> {
+    const key = `${prefix}:pushed:${job.id}`
+    const owner = `${job.id}@${job.timestamp}`
+    if ((await connection.set(key, owner, 'EX', PUSH_TTL_SECONDS, 'NX')) === 'OK') return 'mine'
+    const holder = await connection.get(key)
+    if (holder === ACKNOWLEDGED) return 'acked'
+    // Expired between the two commands (48 h later): claim again.
+    if (holder === null)
+      return (await connection.set(key, owner, 'EX', PUSH_TTL_SECONDS, 'NX')) ? 'mine' : 'taken'
+    return holder === owner ? 'mine' : 'taken'
+  }
+  const acknowledge = (job: Job) =>
+    connection.set(`${prefix}:pushed:${job.id}`, ACKNOWLEDGED, 'EX', PUSH_TTL_SECONDS)
 
   async function deliver(job: Job) {
     const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
@@ -126,6 +138,9 @@ export async function createPushWorker(config: PushConfig) {
       await deleteById(db, subscriptionId)
       return deliveries.inc({ outcome: 'invalid_subscription' })
     }
+    const claimed = await claim(job)
+    if (claimed !== 'mine')
+      return deliveries.inc({ outcome: claimed === 'acked' ? 'already_sent' : 'duplicate' })
     let response
     try {
       response = await sender.send(subscription, pushPayload(event, subscription.access_token))
@@ -139,6 +154,7 @@ export async function createPushWorker(config: PushConfig) {
     }
     const { status } = response
     if (status >= 200 && status < 300) {
+      await acknowledge(job)
       deliveries.inc({ outcome: 'delivered' })
       latency.observe((Date.now() - Date.parse(event.createdAt)) / 1000)
       return

@@ -1,0 +1,70 @@
+import { startPushReceiver } from '@roost/testing'
+import type { PushReceiver } from '@roost/testing'
+import { startStack } from '../stack'
+import type { Stack } from '../stack'
+import { eventPublisher, subscribedUser } from '../push/helpers'
+
+// Issue #9, findings 3 and 14: the fan-out's claim and the queueing of the delivery were two steps, so a worker
+// dying between them lost the push for 48 h; and a delivery retried after its worker died re-sent a push the push
+// service had already accepted. Now the fan-out only queues (deterministic job ids), the delivery claims, and the
+// claim records the push service's acknowledgement before the job completes. These tests replay each crash point
+// by redoing the step that a dead worker would leave for its successor.
+let stack: Stack
+let receiver: PushReceiver
+let events: ReturnType<typeof eventPublisher>
+beforeAll(async () => {
+  stack = await startStack()
+  receiver = await startPushReceiver({ vapidPublicKey: stack.env.VAPID_PUBLIC_KEY! })
+  events = eventPublisher(stack)
+})
+afterAll(async () => {
+  await events.close()
+  await stack.stop()
+  await receiver.close()
+})
+
+/** Pushes the receiver accepted (2xx) for a notification. */
+const pushesOf = (notificationId: string) =>
+  receiver.received.filter((m) => String(m.payload.notification_id) === notificationId && m.status < 300)
+    .length
+
+it('a fan-out redone after the first queued everything (a crash before it completed) pushes each once', async () => {
+  const users = await Promise.all(Array.from({ length: 5 }, () => subscribedUser(stack, receiver)))
+  const sent = users.map((u) => events.event(u, 'mention'))
+  for (const event of sent) await events.publish(event)
+  await stack.drain()
+  // The same notification.created again (the relay's at-least-once replay, or a fan-out job retried), after
+  // BullMQ has already dropped the finished delivery jobs: the deliveries' claims stop every second push.
+  await stack.pushWorker.queues.deliveries.clean(0, 1000, 'completed')
+  for (const event of sent) await events.publish(event, `replay-${event.notificationId}`)
+  await stack.drain()
+  for (const event of sent) expect(pushesOf(event.notificationId)).toBe(1)
+  const metrics = await (await fetch(`${stack.pushWorker.url}/metrics`)).text()
+  expect(metrics).toMatch(/push_deliveries_total\{outcome="already_sent"[^}]*\} 5/)
+})
+
+it('a delivery job whose worker died after the push service accepted it sends nothing again', async () => {
+  const user = await subscribedUser(stack, receiver)
+  const event = events.event(user, 'favourite')
+  await events.publish(event)
+  await stack.drain()
+  expect(pushesOf(event.notificationId)).toBe(1)
+  // What a worker killed between the 201 and the job's completion leaves: the same job, to be run again.
+  const jobId = `${event.notificationId}-${user.subscriptionId}`
+  const finished = await stack.pushWorker.queues.deliveries.getJob(jobId)
+  expect(finished).toBeDefined()
+  await finished!.retry('completed')
+  await stack.drain()
+  expect(pushesOf(event.notificationId)).toBe(1)
+})
+
+it('a delivery retried after a 500 (the same job) is still sent: its own claim does not stop it', async () => {
+  const user = await subscribedUser(stack, receiver, { answers: [{ status: 500 }] })
+  const event = events.event(user, 'reblog')
+  await events.publish(event)
+  await stack.drain()
+  expect(pushesOf(event.notificationId)).toBe(1)
+  expect(
+    receiver.received.filter((m) => String(m.payload.notification_id) === event.notificationId),
+  ).toHaveLength(2)
+})
