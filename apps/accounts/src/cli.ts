@@ -28,6 +28,7 @@ import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from '.
 import type { AnnouncementRow } from './domain/announcements'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
+import { generateRsaKeyPair } from './federation/keys'
 import { createUser } from './users/create'
 import type { ModerationContext, Role } from './users/moderation'
 import {
@@ -72,7 +73,11 @@ const usage = (why: string) => new CliError(`${why}\n\n${USAGE}`, 2)
 const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value)
 
 async function accountIdOf(db: Knex, username: string): Promise<string> {
-  const row = await db('accounts').whereRaw('lower(username) = lower(?)', [username]).select('id').first()
+  const row = await db('accounts')
+    .whereRaw('lower(username) = lower(?)', [username])
+    .whereNull('domain')
+    .select('id')
+    .first()
   if (!row) throw new CliError(`No account named ${username}`)
   return row.id
 }
@@ -125,7 +130,12 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
         { username: name, email: values.email, password, agreement: true },
         { allowReserved: true },
       )
-      const { accountId } = await createUser(db, { ...signUp, role, approved: values.approve ?? false })
+      const { accountId } = await createUser(db, {
+        ...signUp,
+        role,
+        approved: values.approve ?? false,
+        keys: await generateRsaKeyPair(),
+      })
       await withModeration(config, db, (ctx) => publishLoginState(ctx, accountId))
       return values.password ? 'OK' : `OK\nNew password: ${password}`
     }

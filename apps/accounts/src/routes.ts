@@ -8,7 +8,18 @@ import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
 import { hostMeta } from './federation/host-meta'
 import { nodeinfo, nodeinfoLinks } from './federation/nodeinfo'
-import { profilePage, statusPage } from './federation/pages'
+import {
+  actorDocument,
+  featuredCollection,
+  followersCollection,
+  followingCollection,
+  instanceActorDocument,
+  instanceActorOutbox,
+  noteDocument,
+  outboxCollection,
+  profileOrActor,
+  statusPageOrNote,
+} from './federation/actors'
 import { webfinger } from './federation/webfinger'
 import { missingAvatarImage, missingHeaderImage } from './media/defaults'
 import { serveMedia } from './media/storage'
@@ -131,8 +142,16 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/.well-known/webfinger', on(webfinger))
   api.get('/.well-known/nodeinfo', on(nodeinfoLinks))
   api.get('/nodeinfo/2.0', on(nodeinfo))
-  api.get('/@:username', on(profilePage))
-  api.get('/@:username/:id', on(statusPage))
+  api.get('/@:username', on(profileOrActor))
+  api.get('/@:username/:id', on(statusPageOrNote))
+  api.get('/users/:username', on(actorDocument))
+  api.get('/users/:username/statuses/:id', on(noteDocument))
+  api.get('/users/:username/outbox', on(outboxCollection))
+  api.get('/users/:username/followers', on(followersCollection))
+  api.get('/users/:username/following', on(followingCollection))
+  api.get('/users/:username/collections/featured', on(featuredCollection))
+  api.get('/actor', on(instanceActorDocument))
+  api.get('/actor/outbox', on(instanceActorOutbox))
 
   // Accounts, search, instance and account moderation
   api.post('/api/v1/accounts', on(createAccount))

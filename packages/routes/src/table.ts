@@ -78,6 +78,15 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/nodeinfo/2.0', ACCOUNTS, 'none'),
   route('GET', '/@:username', ACCOUNTS, 'none'),
   route('GET', '/@:username/:id', ACCOUNTS, 'none'),
+  // Actors and their collections (apps/accounts/src/federation/actors.ts)
+  route('GET', '/users/:username', ACCOUNTS, 'none'),
+  route('GET', '/users/:username/statuses/:id', ACCOUNTS, 'none'),
+  route('GET', '/users/:username/outbox', ACCOUNTS, 'none', [], { params: P.collectionParams }),
+  route('GET', '/users/:username/followers', ACCOUNTS, 'none', [], { params: P.collectionParams }),
+  route('GET', '/users/:username/following', ACCOUNTS, 'none', [], { params: P.collectionParams }),
+  route('GET', '/users/:username/collections/featured', ACCOUNTS, 'none'),
+  route('GET', '/actor', ACCOUNTS, 'none'),
+  route('GET', '/actor/outbox', ACCOUNTS, 'none'),
 
   // Accounts and profiles (apps/accounts/src/api/v1/accounts)
   route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts'], {

@@ -24,6 +24,23 @@ export interface AccountRow {
   created_at: Date
   /** The owner's role, when the query joined `users` (local accounts always have one). */
   role?: string | null
+  /** Null for local accounts; a remote account's `host[:port]` (docs/federation.md, "Remote accounts"). */
+  domain?: string | null
+  uri?: string | null
+  url?: string | null
+  inbox_url?: string | null
+  shared_inbox_url?: string | null
+  outbox_url?: string | null
+  followers_url?: string | null
+  following_url?: string | null
+  featured_url?: string | null
+  actor_type?: string | null
+  public_key?: string | null
+  public_key_id?: string | null
+  private_key?: string | null
+  avatar_remote_url?: string | null
+  header_remote_url?: string | null
+  fetched_at?: Date | null
 }
 
 export interface Urls {

@@ -16,7 +16,10 @@ export function visibleAccounts(db: Knex): Knex.QueryBuilder<AccountRow, Account
 
 /** The visible local account with this username (any case), or undefined. */
 export async function findLocalAccount(db: Knex, username: string): Promise<AccountRow | undefined> {
-  return visibleAccounts(db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
+  return visibleAccounts(db)
+    .whereRaw('lower(accounts.username) = lower(?)', [username])
+    .whereNull('accounts.domain')
+    .first()
 }
 
 /** One visible account by id, or undefined. */

@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import type { KeyPair } from '../federation/keys'
 import { hashPassword } from './passwords'
 
 export interface NewUser {
@@ -12,13 +13,20 @@ export interface NewUser {
   confirmed?: boolean
   signUpReason?: string | null
   createdByApplicationId?: string | null
+  /** The account's key pair for HTTP signatures; without one it is made on first need (federation/keys.ts). */
+  keys?: KeyPair
 }
 
 /** Creates an account and its user in one transaction; returns both ids. Validation is the caller's job. */
 export async function createUser(db: Knex, user: NewUser): Promise<{ userId: string; accountId: string }> {
   const encrypted = await hashPassword(user.password)
   return db.transaction(async (trx) => {
-    const [account] = await trx('accounts').insert({ username: user.username }).returning('id')
+    const [account] = await trx('accounts')
+      .insert({
+        username: user.username,
+        ...(user.keys ? { public_key: user.keys.publicKey, private_key: user.keys.privateKey } : {}),
+      })
+      .returning('id')
     const [row] = await trx('users')
       .insert({
         account_id: account.id,

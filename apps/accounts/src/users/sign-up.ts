@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { Params } from '@roost/service'
 import type { AccountsConfig } from '../config'
+import { generateRsaKeyPair } from '../federation/keys'
 import { createUser } from './create'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
 
@@ -81,7 +82,9 @@ export async function validateSignUp(
     v.add('username', 'ERR_INVALID', 'must contain only letters, numbers and underscores')
   else if (!options.allowReserved && RESERVED_USERNAMES.has(username.toLowerCase()))
     v.add('username', 'ERR_RESERVED', 'is reserved')
-  else if (await db('accounts').whereRaw('lower(username) = lower(?)', [username]).first())
+  else if (
+    await db('accounts').whereRaw('lower(username) = lower(?)', [username]).whereNull('domain').first()
+  )
     v.add('username', 'ERR_TAKEN', 'has already been taken')
 
   if (!email) blank(v, 'email')
@@ -138,5 +141,7 @@ export async function registerUser(
     confirmed: !config.REQUIRE_EMAIL_CONFIRMATION,
     signUpReason: signUp.reason,
     createdByApplicationId: applicationId,
+    // Mastodon makes an account's key pair when the account is made.
+    keys: await generateRsaKeyPair(),
   })
 }

@@ -1,0 +1,345 @@
+import type { Request, Response } from 'express'
+import { collectionParams, readParams } from '@roost/routes'
+import { forbidden, recordNotFound } from '@roost/service'
+import { localDomainOf } from '../config'
+import type { AccountsContext } from '../context'
+import type { AccountRow, Urls } from '../entities/account'
+import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../entities/account'
+import type { StatusRow } from '../entities/status'
+import { parseId } from '../domain/records'
+import { findLocalAccount } from '../users/accounts'
+import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson } from './activity-json'
+import { instanceKeyPair, localKeyPair } from './keys'
+import { addressing, renderNotes } from './notes'
+import { profilePage, redirectToPage, statusPage } from './pages'
+import {
+  actorUri,
+  followersUriOf,
+  instanceActorUri,
+  profileUrl,
+  sharedInboxUri,
+  statusUri,
+  wantsActivityJson,
+} from './uris'
+
+/**
+ * The ActivityPub documents of local accounts (docs/federation.md, "Actors"): the actor (a Person as Mastodon
+ * serves it), its collections and its public posts, and the instance actor. The same URLs asked for HTML redirect
+ * to the pages (pages.ts).
+ */
+
+/** Actors and collection summaries are cached three minutes, as Mastodon's. */
+const SUMMARY_CACHE = { maxAge: 180, shared: true }
+const PAGE_CACHE = { maxAge: 0, shared: true }
+/** Mastodon's FOLLOW_PER_PAGE and the outbox page size. */
+const FOLLOWS_PER_PAGE = 12
+const OUTBOX_PER_PAGE = 20
+
+const MEDIA_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+}
+const image = (urls: Urls, file: string | null) =>
+  file
+    ? {
+        type: 'Image',
+        mediaType: MEDIA_TYPES[file.split('.').pop()!] ?? 'image/png',
+        url: mediaUrl(urls, file),
+      }
+    : undefined
+
+const midnight = (d: Date) =>
+  new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())).toISOString().replace('.000Z', 'Z')
+
+/** Mastodon's ActorSerializer for a local account; a suspended one keeps its key and shows nothing else. */
+export function renderActor(account: AccountRow, publicKey: string, urls: Urls, localDomain: string) {
+  const id = actorUri(urls, account.username)
+  const suspended = !!account.suspended_at
+  const icon = suspended ? undefined : image(urls, account.avatar_file)
+  const header = suspended ? undefined : image(urls, account.header_file)
+  return {
+    '@context': ACTOR_CONTEXT,
+    id,
+    type: account.bot ? 'Service' : 'Person',
+    following: `${id}/following`,
+    followers: `${id}/followers`,
+    inbox: `${id}/inbox`,
+    outbox: `${id}/outbox`,
+    featured: `${id}/collections/featured`,
+    preferredUsername: account.username,
+    name: suspended ? account.username : account.display_name || account.username,
+    summary: suspended ? '' : textToHtml(account.note),
+    url: profileUrl(urls, account.username),
+    manuallyApprovesFollowers: suspended ? false : account.locked,
+    discoverable: suspended ? false : account.discoverable,
+    indexable: suspended ? false : account.indexable,
+    published: midnight(new Date(account.created_at)),
+    memorial: false,
+    webfinger: `${account.username}@${localDomain}`,
+    publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: publicKey },
+    tag: [],
+    attachment: suspended
+      ? []
+      : account.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: fieldValueHtml(f.value) })),
+    endpoints: { sharedInbox: sharedInboxUri(urls) },
+    ...(icon ? { icon } : {}),
+    ...(header ? { image: header } : {}),
+    ...(suspended ? { suspended: true } : {}),
+  }
+}
+
+/** The local account a federation URL names, or a 404 (also when federation is off). */
+async function accountOf(ctx: AccountsContext, req: Request): Promise<AccountRow> {
+  if (!ctx.config.FEDERATION) throw recordNotFound()
+  const account = await findLocalAccount(ctx.db, String(req.params.username))
+  if (!account) throw recordNotFound()
+  return account
+}
+
+/** GET /users/:username (and /@:username asked for JSON): the actor; HTML is redirected to the profile page. */
+export async function actorDocument(ctx: AccountsContext, req: Request, res: Response) {
+  if (!wantsActivityJson(req)) return redirectToPage(ctx, req, res)
+  const account = await accountOf(ctx, req)
+  const keys = await localKeyPair(ctx.db, account.id)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  sendActivityJson(res, renderActor(account, keys.publicKey, urls, localDomainOf(ctx.config)), SUMMARY_CACHE)
+}
+
+/** GET /actor: the instance actor (an Application, as Mastodon's), whose key signs the server's own fetches. */
+export async function instanceActorDocument(ctx: AccountsContext, _req: Request, res: Response) {
+  if (!ctx.config.FEDERATION) throw recordNotFound()
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const id = instanceActorUri(urls)
+  const domain = localDomainOf(ctx.config)
+  const keys = await instanceKeyPair(ctx.db)
+  sendActivityJson(
+    res,
+    {
+      '@context': ACTOR_CONTEXT,
+      id,
+      type: 'Application',
+      inbox: sharedInboxUri(urls),
+      outbox: `${id}/outbox`,
+      preferredUsername: domain,
+      url: `${urls.base}/about/more?instance_actor=true`,
+      manuallyApprovesFollowers: true,
+      publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKey },
+      endpoints: { sharedInbox: sharedInboxUri(urls) },
+    },
+    SUMMARY_CACHE,
+  )
+}
+
+/** GET /actor/outbox: the instance actor posts nothing. */
+export function instanceActorOutbox(ctx: AccountsContext, _req: Request, res: Response) {
+  if (!ctx.config.FEDERATION) throw recordNotFound()
+  const id = `${instanceActorUri(urlsOf(ctx.config.PUBLIC_URL))}/outbox`
+  sendActivityJson(
+    res,
+    { '@context': AS, id, type: 'OrderedCollection', totalItems: 0, orderedItems: [] },
+    SUMMARY_CACHE,
+  )
+}
+
+/**
+ * A collection of accounts (followers or following), as Mastodon's: the summary links the first page, pages of 12
+ * actor ids newest first; with `hide_collections` the summary shows only the total and pages are refused (403).
+ * Pages go on by keyset (`max_id` of the relationship row), never by offset.
+ */
+async function accountCollection(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  which: 'followers' | 'following',
+) {
+  const account = await accountOf(ctx, req)
+  const p = readParams(req, collectionParams)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const id = `${actorUri(urls, account.username)}/${which}`
+  const total = which === 'followers' ? account.followers_count : account.following_count
+  if (p.page === undefined || p.page === '') {
+    const body = account.hide_collections
+      ? { '@context': AS, id, type: 'OrderedCollection', totalItems: total }
+      : { '@context': AS, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=1` }
+    return sendActivityJson(res, body, SUMMARY_CACHE)
+  }
+  if (account.hide_collections) throw forbidden()
+  const [mine, theirs] =
+    which === 'followers' ? ['target_account_id', 'account_id'] : ['account_id', 'target_account_id']
+  const query = ctx
+    .db('follows')
+    .join('accounts', 'accounts.id', `follows.${theirs}`)
+    .where(`follows.${mine}`, account.id)
+    .whereNull('accounts.suspended_at')
+    .orderBy('follows.id', 'desc')
+    .limit(FOLLOWS_PER_PAGE + 1)
+    .select<(Pick<AccountRow, 'username' | 'uri'> & { follow_id: string })[]>(
+      'accounts.username',
+      'accounts.uri',
+      'follows.id as follow_id',
+    )
+  const maxId = parseId(p.max_id)
+  if (maxId) query.where('follows.id', '<', maxId)
+  const rows = await query
+  const items = rows.slice(0, FOLLOWS_PER_PAGE)
+  const page = /^\d{1,6}$/.test(String(p.page)) ? Number(p.page) : 1
+  const next =
+    rows.length > FOLLOWS_PER_PAGE ? `${id}?page=${page + 1}&max_id=${items.at(-1)!.follow_id}` : undefined
+  sendActivityJson(
+    res,
+    {
+      '@context': AS,
+      id: `${id}?page=${page}${maxId ? `&max_id=${maxId}` : ''}`,
+      type: 'OrderedCollectionPage',
+      totalItems: total,
+      ...(next ? { next } : {}),
+      partOf: id,
+      orderedItems: items.map((a) => a.uri ?? actorUri(urls, a.username)),
+    },
+    PAGE_CACHE,
+  )
+}
+
+/** GET /users/:username/followers */
+export const followersCollection = (ctx: AccountsContext, req: Request, res: Response) =>
+  accountCollection(ctx, req, res, 'followers')
+/** GET /users/:username/following */
+export const followingCollection = (ctx: AccountsContext, req: Request, res: Response) =>
+  accountCollection(ctx, req, res, 'following')
+
+/** Posts anyone may fetch: public and unlisted (private ones need a signed follower: Federation II). */
+const fetchableStatuses = (ctx: AccountsContext, accountId: string) =>
+  ctx
+    .db('statuses')
+    .where('statuses.account_id', accountId)
+    .whereIn('statuses.visibility', ['public', 'unlisted'])
+
+/** A status as its outbox activity: Create of the Note, or Announce of the boosted post. */
+async function outboxActivities(ctx: AccountsContext, urls: Urls, author: AccountRow, rows: StatusRow[]) {
+  const notes = await renderNotes(ctx.db, urls, rows)
+  const boosted = rows.flatMap((r) => (r.reblog_of_id ? [r.reblog_of_id] : []))
+  const originals: { id: string; username: string; uri: string | null }[] = boosted.length
+    ? await ctx
+        .db('statuses')
+        .join('accounts', 'accounts.id', 'statuses.account_id')
+        .whereIn('statuses.id', boosted)
+        .select('statuses.id', 'accounts.username', 'accounts.uri')
+    : []
+  const actor = actorUri(urls, author.username)
+  const followers = followersUriOf(urls, author)
+  return rows.flatMap((s): Record<string, unknown>[] => {
+    const id = `${statusUri(urls, author.username, s.id)}/activity`
+    const published = new Date(s.created_at).toISOString()
+    if (s.reblog_of_id) {
+      const original = originals.find((o) => o.id === s.reblog_of_id)
+      if (!original) return []
+      const { to, cc } = addressing(s.visibility, [], followers)
+      return [
+        {
+          id,
+          type: 'Announce',
+          actor,
+          published,
+          to,
+          cc,
+          object: statusUri(urls, original.username, original.id),
+        },
+      ]
+    }
+    const note = notes.get(s.id) as { to: string[]; cc: string[] }
+    return [{ id, type: 'Create', actor, published, to: note.to, cc: note.cc, object: note }]
+  })
+}
+
+/**
+ * GET /users/:username/outbox: as Mastodon's, a summary (total, first and last page) and pages of 20 activities
+ * newest first, going on by `max_id` (older) and `min_id` (newer).
+ */
+export async function outboxCollection(ctx: AccountsContext, req: Request, res: Response) {
+  const account = await accountOf(ctx, req)
+  const p = readParams(req, collectionParams)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const id = `${actorUri(urls, account.username)}/outbox`
+  if (p.page === undefined || p.page === '')
+    return sendActivityJson(
+      res,
+      {
+        '@context': AS,
+        id,
+        type: 'OrderedCollection',
+        totalItems: account.statuses_count,
+        first: `${id}?page=true`,
+        last: `${id}?min_id=0&page=true`,
+      },
+      SUMMARY_CACHE,
+    )
+  const maxId = parseId(p.max_id)
+  const minId = p.min_id === '0' ? '0' : parseId(p.min_id)
+  const query = fetchableStatuses(ctx, account.id).limit(OUTBOX_PER_PAGE)
+  if (maxId) query.where('id', '<', maxId)
+  if (minId) query.where('id', '>', minId).orderBy('id', 'asc')
+  else query.orderBy('id', 'desc')
+  const found: StatusRow[] = await query
+  const rows = minId ? found.reverse() : found
+  const cursor = maxId ? `&max_id=${maxId}` : minId ? `&min_id=${minId}` : ''
+  sendActivityJson(
+    res,
+    {
+      '@context': NOTE_CONTEXT,
+      id: `${id}?page=true${cursor}`,
+      type: 'OrderedCollectionPage',
+      ...(rows.length ? { next: `${id}?max_id=${rows.at(-1)!.id}&page=true` } : {}),
+      ...(rows.length ? { prev: `${id}?min_id=${rows[0]!.id}&page=true` } : {}),
+      partOf: id,
+      orderedItems: await outboxActivities(ctx, urls, account, rows),
+    },
+    PAGE_CACHE,
+  )
+}
+
+/** GET /users/:username/collections/featured: the pinned public and unlisted posts, as Notes. */
+export async function featuredCollection(ctx: AccountsContext, req: Request, res: Response) {
+  const account = await accountOf(ctx, req)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const rows: StatusRow[] = await fetchableStatuses(ctx, account.id)
+    .join('status_pins', 'status_pins.status_id', 'statuses.id')
+    .whereNull('statuses.reblog_of_id')
+    .orderBy('status_pins.id', 'desc')
+    .select('statuses.*')
+  const notes = await renderNotes(ctx.db, urls, rows)
+  sendActivityJson(
+    res,
+    {
+      '@context': NOTE_CONTEXT,
+      id: `${actorUri(urls, account.username)}/collections/featured`,
+      type: 'OrderedCollection',
+      totalItems: rows.length,
+      orderedItems: rows.map((r) => notes.get(r.id)),
+    },
+    SUMMARY_CACHE,
+  )
+}
+
+/** GET /users/:username/statuses/:id: a public or unlisted post as a Note; HTML is redirected to its page. */
+export async function noteDocument(ctx: AccountsContext, req: Request, res: Response) {
+  if (!wantsActivityJson(req)) return redirectToPage(ctx, req, res)
+  const account = await accountOf(ctx, req)
+  const id = parseId(req.params.id)
+  const row: StatusRow | undefined =
+    id && !account.suspended_at
+      ? await fetchableStatuses(ctx, account.id).where({ id }).whereNull('reblog_of_id').first()
+      : undefined
+  if (!row) throw recordNotFound()
+  const notes = await renderNotes(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row])
+  sendActivityJson(res, { '@context': NOTE_CONTEXT, ...notes.get(row.id) }, SUMMARY_CACHE)
+}
+
+/** GET /@:username: the profile page, or the actor for ActivityPub clients (Mastodon serves both there). */
+export const profileOrActor = (ctx: AccountsContext, req: Request, res: Response) =>
+  wantsActivityJson(req) ? actorDocument(ctx, req, res) : profilePage(ctx, req, res)
+
+/** GET /@:username/:id: the status page, or the Note for ActivityPub clients. */
+export const statusPageOrNote = (ctx: AccountsContext, req: Request, res: Response) =>
+  wantsActivityJson(req) ? noteDocument(ctx, req, res) : statusPage(ctx, req, res)

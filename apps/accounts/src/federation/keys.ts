@@ -1,0 +1,57 @@
+import { generateKeyPair } from 'node:crypto'
+import { promisify } from 'node:util'
+import type { Knex } from '@roost/db'
+
+const generate = promisify(generateKeyPair)
+
+export interface KeyPair {
+  publicKey: string
+  privateKey: string
+}
+
+/**
+ * A new RSA key pair for HTTP signatures: 2048 bits as Mastodon's, PEM-encoded (SPKI public, PKCS#8 private).
+ * Generation runs on libuv's thread pool, so it does not hold up the event loop.
+ */
+export async function generateRsaKeyPair(): Promise<KeyPair> {
+  const { publicKey, privateKey } = await generate('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  })
+  return { publicKey, privateKey }
+}
+
+/**
+ * The key pair of a local account. Sign-up makes one (users/sign-up.ts, the CLI); accounts made before
+ * federation, or straight in the database, get theirs here on first need. Two callers racing both generate; the
+ * first to store wins and both return what was stored.
+ */
+export async function localKeyPair(db: Knex, accountId: string): Promise<KeyPair> {
+  const row = await db('accounts')
+    .where({ id: accountId })
+    .whereNull('domain')
+    .first('public_key', 'private_key')
+  if (!row) throw new Error(`no local account ${accountId}`)
+  if (row.public_key && row.private_key) return { publicKey: row.public_key, privateKey: row.private_key }
+  const made = await generateRsaKeyPair()
+  await db('accounts')
+    .where({ id: accountId })
+    .whereNull('private_key')
+    .update({ public_key: made.publicKey, private_key: made.privateKey })
+  const stored = await db('accounts').where({ id: accountId }).first('public_key', 'private_key')
+  return { publicKey: stored.public_key, privateKey: stored.private_key }
+}
+
+/** The instance actor's key pair (`/actor`), made on first need. */
+export async function instanceKeyPair(db: Knex): Promise<KeyPair> {
+  const row = await db('instance_actor').where({ id: 1 }).first('public_key', 'private_key')
+  if (row) return { publicKey: row.public_key, privateKey: row.private_key }
+  const made = await generateRsaKeyPair()
+  await db('instance_actor')
+    .insert({ id: 1, public_key: made.publicKey, private_key: made.privateKey })
+    .onConflict('id')
+    .ignore()
+  const stored = await db('instance_actor').where({ id: 1 }).first('public_key', 'private_key')
+  return { publicKey: stored.public_key, privateKey: stored.private_key }
+}

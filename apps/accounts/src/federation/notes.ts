@@ -1,0 +1,110 @@
+import type { Knex } from '@roost/db'
+import type { AccountRow, Urls } from '../entities/account'
+import type { StatusRow } from '../entities/status'
+import { renderStatuses } from '../entities/status'
+import { accountsById } from '../domain/records'
+import { PUBLIC_COLLECTION } from './activity-json'
+import { acctOf, actorUriOf, followersUriOf, statusUri, statusUrl } from './uris'
+
+/**
+ * Local statuses as ActivityPub objects, shaped as Mastodon's NoteSerializer (docs/federation.md, "Objects"):
+ * the HTML content of the client API, addressing from the visibility, attachments as Documents and mentions and
+ * hashtags as tags.
+ */
+export interface Addressing {
+  to: string[]
+  cc: string[]
+}
+
+/** Mastodon's TagManager#to and #cc for a status mentioning `mentioned` (actor URIs). */
+export function addressing(
+  visibility: StatusRow['visibility'],
+  mentioned: string[],
+  followers: string,
+): Addressing {
+  switch (visibility) {
+    case 'public':
+      return { to: [PUBLIC_COLLECTION], cc: [followers, ...mentioned] }
+    case 'unlisted':
+      return { to: [followers], cc: [PUBLIC_COLLECTION, ...mentioned] }
+    case 'private':
+      return { to: [followers], cc: mentioned }
+    case 'direct':
+      return { to: mentioned, cc: [] }
+  }
+}
+
+export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Promise<Map<string, object>> {
+  const originals = rows.filter((r) => !r.reblog_of_id)
+  const entities = await renderStatuses(db, urls, originals)
+  const parentIds = originals.flatMap((s) => (s.in_reply_to_id ? [s.in_reply_to_id] : []))
+  const parents: { id: string; account_id: string }[] = parentIds.length
+    ? await db('statuses').whereIn('id', parentIds).select('id', 'account_id')
+    : []
+  const mentions: { status_id: string; account_id: string }[] = originals.length
+    ? await db('mentions').whereIn(
+        'status_id',
+        originals.map((s) => s.id),
+      )
+    : []
+  const accounts = await accountsById(db, [
+    ...originals.map((s) => s.account_id),
+    ...parents.map((p) => p.account_id),
+    ...mentions.map((m) => m.account_id),
+  ])
+  const notes = new Map<string, object>()
+  originals.forEach((s, i) => {
+    const entity = entities[i] as {
+      content: string
+      media_attachments: { url: string; description: string | null }[]
+      tags: { name: string; url: string }[]
+    }
+    const author = accounts.get(s.account_id)!
+    const mentioned = mentions
+      .filter((m) => m.status_id === s.id)
+      .map((m) => accounts.get(m.account_id))
+      .filter((a): a is AccountRow => !!a)
+    const parent = s.in_reply_to_id ? parents.find((p) => p.id === s.in_reply_to_id) : undefined
+    const parentAuthor = parent ? accounts.get(parent.account_id) : undefined
+    const id = statusUri(urls, author.username, s.id)
+    const { to, cc } = addressing(
+      s.visibility,
+      mentioned.map((a) => actorUriOf(urls, a)),
+      followersUriOf(urls, author),
+    )
+    notes.set(s.id, {
+      id,
+      type: 'Note',
+      summary: s.spoiler_text || null,
+      inReplyTo: parent && parentAuthor ? statusUri(urls, parentAuthor.username, parent.id) : null,
+      published: new Date(s.created_at).toISOString(),
+      ...(s.edited_at ? { updated: new Date(s.edited_at).toISOString() } : {}),
+      url: statusUrl(urls, author.username, s.id),
+      attributedTo: actorUriOf(urls, author),
+      to,
+      cc,
+      sensitive: s.sensitive,
+      content: entity.content,
+      ...(s.language ? { contentMap: { [s.language]: entity.content } } : {}),
+      attachment: entity.media_attachments.map((m) => ({
+        type: 'Document',
+        mediaType: mediaTypeOf(m.url),
+        url: m.url,
+        name: m.description,
+      })),
+      tag: [
+        ...mentioned.map((a) => ({ type: 'Mention', href: actorUriOf(urls, a), name: `@${acctOf(a)}` })),
+        ...entity.tags.map((t) => ({ type: 'Hashtag', href: t.url, name: `#${t.name}` })),
+      ],
+    })
+  })
+  return notes
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+}
+const mediaTypeOf = (url: string) => MEDIA_TYPES[url.split('.').pop() ?? ''] ?? 'application/octet-stream'
