@@ -27,7 +27,28 @@ export async function generateRsaKeyPair(): Promise<KeyPair> {
  * federation, or straight in the database, get theirs here on first need. Two callers racing both generate; the
  * first to store wins and both return what was stored.
  */
-export async function localKeyPair(db: Knex, accountId: string): Promise<KeyPair> {
+export function localKeyPair(db: Knex, accountId: string): Promise<KeyPair> {
+  return once(db, `account:${accountId}`, () => loadOrMakeLocalKeyPair(db, accountId))
+}
+
+/**
+ * Key generation is costly (tens of milliseconds of CPU): requests arriving together for the same key in one
+ * process share one look-up and at most one generation.
+ */
+const pendingByDatabase = new WeakMap<Knex, Map<string, Promise<KeyPair>>>()
+function once(db: Knex, key: string, work: () => Promise<KeyPair>): Promise<KeyPair> {
+  let pending = pendingByDatabase.get(db)
+  if (!pending) pendingByDatabase.set(db, (pending = new Map()))
+  let p = pending.get(key)
+  if (!p) {
+    const own = pending
+    p = work().finally(() => own.delete(key))
+    pending.set(key, p)
+  }
+  return p
+}
+
+async function loadOrMakeLocalKeyPair(db: Knex, accountId: string): Promise<KeyPair> {
   const row = await db('accounts')
     .where({ id: accountId })
     .whereNull('domain')
@@ -44,7 +65,11 @@ export async function localKeyPair(db: Knex, accountId: string): Promise<KeyPair
 }
 
 /** The instance actor's key pair (`/actor`), made on first need. */
-export async function instanceKeyPair(db: Knex): Promise<KeyPair> {
+export function instanceKeyPair(db: Knex): Promise<KeyPair> {
+  return once(db, 'instance', () => loadOrMakeInstanceKeyPair(db))
+}
+
+async function loadOrMakeInstanceKeyPair(db: Knex): Promise<KeyPair> {
   const row = await db('instance_actor').where({ id: 1 }).first('public_key', 'private_key')
   if (row) return { publicKey: row.public_key, privateKey: row.private_key }
   const made = await generateRsaKeyPair()
