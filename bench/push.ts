@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import webpush from 'web-push'
 import { createSubscriberKeys } from '@roost/testing'
 import { loadPushConfig } from '../apps/push/src/config'
-import { createAddressGuard } from '../apps/push/src/delivery/address-guard'
+import { createAddressGuard } from '@roost/service'
 import { createPushSender } from '../apps/push/src/delivery/sender'
 import type { SubscriptionRow } from '../apps/push/src/subscriptions/store'
 

@@ -13,7 +13,7 @@ import {
 } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { PushConfig } from './config'
-import { createAddressGuard, PrivateAddressError } from './delivery/address-guard'
+import { createAddressGuard, PrivateAddressError } from '@roost/service'
 import {
   DELIVERY_JOB_NAME,
   deliveryJob,

@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net'
 import webpush from 'web-push'
 import type { PushConfig } from '../config'
 import type { SubscriptionRow } from '../subscriptions/store'
-import type { AddressGuard } from './address-guard'
+import type { AddressGuard } from '@roost/service'
 
 /** Mastodon's push TTL and the age after which a notification is no longer worth pushing (48 h). */
 export const PUSH_TTL_SECONDS = 48 * 3600

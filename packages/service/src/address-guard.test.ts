@@ -1,6 +1,6 @@
 import { createAddressGuard, embeddedIpv4, PrivateAddressError } from './address-guard'
 
-describe('the push address guard', () => {
+describe('the outgoing address guard', () => {
   const strict = createAddressGuard('')
 
   it.each([

@@ -1,7 +1,9 @@
 import { lookup } from 'node:dns/promises'
 import net, { BlockList } from 'node:net'
 
-/** Addresses a push request must never reach (Mastodon's PrivateAddressCheck, docs/mastodon-compatibility.md, "Web Push"). */
+/**
+ * Addresses an outgoing request (push delivery, federation) must never reach: Mastodon's PrivateAddressCheck
+ * (docs/mastodon-compatibility.md, "Web Push"; docs/federation.md, "Outgoing requests"). */
 const SPECIAL_V4 = [
   '0.0.0.0/8',
   '10.0.0.0/8',
@@ -85,7 +87,7 @@ export function embeddedIpv4(address: string): string | undefined {
 }
 
 /**
- * Resolves a push endpoint's host and refuses it when any address is private, loopback, link-local or special,
+ * Resolves a host (a push endpoint's, a peer's) and refuses it when any address is private, loopback, link-local or special,
  * unless allowed by configuration. The caller connects to the returned address, so a second DNS answer cannot
  * swap in another one (DNS rebinding).
  */

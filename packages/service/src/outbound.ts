@@ -1,0 +1,119 @@
+import http from 'node:http'
+import https from 'node:https'
+import type { LookupFunction } from 'node:net'
+import type { AddressGuard } from './address-guard'
+import { createAddressGuard } from './address-guard'
+
+/**
+ * Requests to other servers (docs/federation.md, "Outgoing requests"): every new connection goes to an address the
+ * guard has vetted after DNS resolution (so a second DNS answer cannot swap in a private one), connections are
+ * kept alive per origin, connecting and answering have deadlines, and an answer larger than `maxBytes` is cut off.
+ * Redirects are not followed (a 3xx is answered as such).
+ */
+export interface OutboundOptions {
+  /** CIDRs of private addresses that may be reached anyway (development and tests). */
+  allowedPrivateAddresses?: string
+  /** `http://` URLs are refused unless this is set (development and tests). */
+  allowHttp?: boolean
+  connectTimeoutMs?: number
+  requestTimeoutMs?: number
+  maxBytes?: number
+  socketsPerOrigin?: number
+  userAgent?: string
+}
+
+export interface OutboundResponse {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: Buffer
+}
+
+export class OutboundError extends Error {}
+
+export function createOutboundClient(options: OutboundOptions = {}) {
+  const guard: AddressGuard = createAddressGuard(options.allowedPrivateAddresses ?? '')
+  const agents = new Map<string, http.Agent>()
+  const maxBytes = options.maxBytes ?? 1024 * 1024
+  const agentFor = (url: URL) => {
+    let agent = agents.get(url.origin)
+    if (!agent) {
+      const o = { keepAlive: true, maxSockets: options.socketsPerOrigin ?? 16 }
+      agent = url.protocol === 'https:' ? new https.Agent(o) : new http.Agent(o)
+      agents.set(url.origin, agent)
+    }
+    return agent
+  }
+
+  async function request(
+    method: 'GET' | 'POST',
+    target: string | URL,
+    headers: Record<string, string> = {},
+    body?: Buffer | string,
+  ): Promise<OutboundResponse> {
+    const url = new URL(target)
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp))
+      throw new OutboundError(`${url.protocol} URLs are not allowed (${url.origin})`)
+    const address = await guard(url.hostname)
+    const lookup = ((_host: string, o: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+      if (o?.all) callback(null, [address])
+      else callback(null, address.address, address.family)
+    }) as unknown as LookupFunction
+    const client = url.protocol === 'https:' ? https : http
+    return new Promise((resolve, reject) => {
+      const req = client.request(
+        {
+          method,
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+          headers: { 'User-Agent': options.userAgent ?? 'Roost', ...headers },
+          agent: agentFor(url),
+          lookup,
+          timeout: options.requestTimeoutMs ?? 10_000,
+        },
+        (res) => {
+          const declared = Number(res.headers['content-length'])
+          if (declared > maxBytes) {
+            res.destroy()
+            return reject(new OutboundError(`The answer of ${url.origin} is too large`))
+          }
+          const chunks: Buffer[] = []
+          let size = 0
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length
+            if (size > maxBytes) {
+              res.destroy()
+              reject(new OutboundError(`The answer of ${url.origin} is too large`))
+            } else chunks.push(chunk)
+          })
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          )
+          res.on('error', reject)
+        },
+      )
+      req.on('timeout', () => req.destroy(new OutboundError(`${url.origin} did not answer in time`)))
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return
+        const timer = setTimeout(
+          () => req.destroy(new OutboundError(`Could not connect to ${url.origin} in time`)),
+          options.connectTimeoutMs ?? 5_000,
+        )
+        socket.once('connect', () => clearTimeout(timer))
+        socket.once('close', () => clearTimeout(timer))
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+
+  return {
+    request,
+    close() {
+      for (const agent of agents.values()) agent.destroy()
+      agents.clear()
+    },
+  }
+}
+export type OutboundClient = ReturnType<typeof createOutboundClient>
