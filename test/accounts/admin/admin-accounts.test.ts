@@ -120,8 +120,11 @@ describe('admin accounts', () => {
       .expect(403)
   })
 
-  it('rejects a pending sign-up: user and account are deleted', async () => {
-    const p = await pendingSignUp('reject_me')
+  it('rejects a pending sign-up: tokens published as revoked (push refuses them too), user.deleted, user and account deleted', async () => {
+    const p = await stack.createUser({ username: 'reject_me' })
+    // The token a sign-up gets at once (POST /api/v1/accounts), before approval.
+    const token = await stack.userToken('read write push', p)
+    await stack.accounts.ctx.db('users').where({ id: p.userId }).update({ approved: false })
     const res = await stack
       .api()
       .post(`/api/v1/admin/accounts/${p.accountId}/reject`)
@@ -131,6 +134,33 @@ describe('admin accounts', () => {
     expect(await stack.accounts.ctx.db('users').where({ id: p.userId }).first()).toBeUndefined()
     expect(await stack.accounts.ctx.db('accounts').where({ id: p.accountId }).first()).toBeUndefined()
     await stack.api().post(`/api/v1/admin/accounts/${p.accountId}/reject`).set(bearer(adminToken)).expect(404)
+
+    // The rejected user's token is refused everywhere, the push API included.
+    const subscription = {
+      subscription: {
+        endpoint: 'https://push.example.test/rejected',
+        keys: {
+          p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+          auth: 'tBHItJI5svbpez7KI4CCXg',
+        },
+      },
+      data: { alerts: { mention: true } },
+    }
+    const push = await stack.api().post('/api/v1/push/subscription').set(bearer(token)).send(subscription)
+    expect(push.status).toBe(401)
+    expect(push.body.error).toBe('The access token was revoked')
+    await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(token)).expect(401)
+
+    const deleted = await eventually(async () => {
+      const jobs = await accountEvents.getJobs(['waiting', 'active', 'completed', 'delayed', 'failed'])
+      return jobs.find((j) => j.name === 'user.deleted' && j.data.userId === p.userId)
+    })
+    expect(deleted.data).toEqual({ event: 'user.deleted', userId: p.userId })
+    const revoked = await eventually(async () => {
+      const jobs = await accountEvents.getJobs(['waiting', 'active', 'completed', 'delayed', 'failed'])
+      return jobs.find((j) => j.name === 'token.revoked' && j.data.userId === p.userId)
+    })
+    expect(revoked).toBeDefined()
   })
 
   it('suspends: tokens revoked, account reads as suspended, account.suspended reaches the queue', async () => {

@@ -59,12 +59,21 @@ export async function approveUser(ctx: ModerationContext, accountId: string): Pr
   return n > 0
 }
 
-/** Rejects a pending sign-up: the user and its account are deleted. False if there was no pending user. */
-export async function rejectUser(db: Knex, accountId: string): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const n = await trx('users').where({ account_id: accountId, approved: false }).delete()
-    if (n) await trx('accounts').where({ id: accountId }).delete()
-    return n > 0
+/**
+ * Rejects a pending sign-up, in one transaction: its tokens are revoked (published as revoked, so they stop
+ * working everywhere, push included), `user.deleted` is recorded (push drops the user's subscriptions), and the user
+ * and its account are deleted. False if there was no pending user.
+ */
+export async function rejectUser(ctx: ModerationContext, accountId: string): Promise<boolean> {
+  return ctx.db.transaction(async (trx) => {
+    const user = await trx('users').where({ account_id: accountId, approved: false }).forUpdate().first('id')
+    if (!user) return false
+    // revokeTokens runs in a savepoint of this transaction: revocations, event and deletion commit together.
+    await revokeTokens({ ...ctx, db: trx }, (q) => q.where('user_id', user.id))
+    await outbox.add(trx, { event: 'user.deleted', userId: user.id })
+    await trx('users').where({ id: user.id }).delete()
+    await trx('accounts').where({ id: accountId }).delete()
+    return true
   })
 }
 

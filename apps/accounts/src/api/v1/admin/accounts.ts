@@ -8,7 +8,6 @@ import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
-import { revokeTokens } from '../../../oauth/tokens'
 import { escapeLike } from '../../../users/accounts'
 import { requireAdmin } from '../../../users/current'
 import {
@@ -139,9 +138,8 @@ export async function rejectAccount(ctx: AccountsContext, req: Request, res: Res
   await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
   if (row.approved) throw forbidden()
-  // The sign-up's token (from POST /api/v1/accounts) must stop working, not just lose its user.
-  await revokeTokens(ctx, (q) => q.where('user_id', row.user_id))
-  if (!(await rejectUser(ctx.db, row.id))) throw forbidden()
+  // The sign-up's token (from POST /api/v1/accounts) stops working too: rejectUser publishes it as revoked.
+  if (!(await rejectUser(ctx, row.id))) throw forbidden()
   res.json(renderAdminAccount(row, ctx))
 }
 
