@@ -9,11 +9,13 @@ import type { Consumer } from './activities/consumer'
 import { conversationsConsumer } from './activities/conversations'
 import { feedsConsumer } from './activities/feeds'
 import { notificationsConsumer } from './activities/notifications'
+import { streamingConsumer } from './activities/streaming'
 import type { AccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
 import { createFeedStore } from './feeds/store'
 import { createOutboxRelay } from './outbox/relay'
+import { createStreamingPublisher } from './streaming/publisher'
 import { endPoll, overduePolls } from './timers/polls'
 import { overdueScheduledStatuses, publishScheduledStatus } from './timers/scheduled_statuses'
 
@@ -63,11 +65,23 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const activities = new Queue(QUEUES.activities, { connection, prefix })
   const timers = new Queue(QUEUES.timers, { connection, prefix })
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
+  const streaming = createStreamingPublisher({
+    db,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    urls: urlsOf(config.PUBLIC_URL),
+    logger,
+  })
   const consumers: Consumer[] = [
-    notificationsConsumer(db, urlsOf(config.PUBLIC_URL)),
+    notificationsConsumer(db, urlsOf(config.PUBLIC_URL), streaming),
     conversationsConsumer(db),
-    // The streaming publisher attaches here, as `listener` (feeds/context.ts, FeedListener).
-    feedsConsumer({ db, store: feeds, activeDays: config.USER_ACTIVE_DAYS }),
+    feedsConsumer({
+      db,
+      store: feeds,
+      activeDays: config.USER_ACTIVE_DAYS,
+      listener: streaming.feedListener,
+    }),
+    streamingConsumer(db, urlsOf(config.PUBLIC_URL), streaming),
   ]
 
   async function handle(job: Job) {
@@ -92,7 +106,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const timerHandlers: {
     [N in Timer['event']]: (t: Extract<Timer, { event: N }>) => Promise<Date | undefined>
   } = {
-    'poll.expired': (t) => endPoll(db, urls, t.pollId),
+    'poll.expired': (t) => endPoll(db, urls, t.pollId, streaming),
     'scheduled_status.due': (t) =>
       publishScheduledStatus(db, logger, t.scheduledStatusId, config.POLL_MIN_EXPIRATION_SECONDS),
   }

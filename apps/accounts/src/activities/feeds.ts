@@ -1,5 +1,5 @@
 import type { Feeds } from '../feeds/context'
-import { fanOut, removeEverywhere } from '../feeds/fanout'
+import { fanOut, removeEverywhere, updated } from '../feeds/fanout'
 import { clearAccount, merge, regenerate, unmerge } from '../feeds/home'
 import {
   clearFromLists,
@@ -26,6 +26,7 @@ export function feedsConsumer(f: Feeds): Consumer {
   return {
     'status.created': (a) => fanOut(f, a.statusId),
     'reblog.created': (a) => fanOut(f, a.statusId),
+    'status.updated': (a) => updated(f, a.statusId),
     'status.deleted': (a) => removeEverywhere(f, a.accountId, { id: a.statusId, reblog_of_id: null }),
     'reblog.removed': (a) => removeEverywhere(f, a.accountId, { id: a.statusId, reblog_of_id: a.reblogOfId }),
 

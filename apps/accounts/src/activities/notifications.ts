@@ -2,7 +2,9 @@ import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { addToConversation } from '../domain/conversations'
-import { notify, withdrawNotifications } from '../domain/notifications'
+import { notify as notifyInTransaction, withdrawNotifications } from '../domain/notifications'
+import type { NewNotification } from '../domain/notifications'
+import type { StreamingPublisher } from '../streaming/publisher'
 import type { Consumer } from './consumer'
 
 /**
@@ -12,12 +14,23 @@ import type { Consumer } from './consumer'
  * gone (undone before this ran) nothing is notified, and an undo waits until this commits, so its `…removed`
  * activity always finds the notification to take back.
  */
-export function notificationsConsumer(db: Knex, urls: Urls): Consumer {
-  const whileExists = <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) =>
-    db.transaction(async (trx) => {
+export function notificationsConsumer(db: Knex, urls: Urls, streaming?: StreamingPublisher): Consumer {
+  /** The notifications each open transaction made, streamed to their recipients once it has committed. */
+  const made = new WeakMap<Knex, string[]>()
+  const notify = async (trx: Knex, urls: Urls, n: NewNotification) => {
+    const id = await notifyInTransaction(trx, urls, n)
+    if (id) made.get(trx)?.push(id)
+    return id
+  }
+  const whileExists = async <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) => {
+    const ids: string[] = []
+    await db.transaction(async (trx) => {
+      made.set(trx, ids)
       const row: T | undefined = await trx(table).where({ id }).forShare().first()
       if (row) await work(trx, row)
     })
+    await streaming?.notifications(ids)
+  }
 
   /**
    * Mentions notify the mentioned accounts, once per status (an edit that adds a mention notifies the new one). A

@@ -19,17 +19,18 @@ export interface NewNotification {
  * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction: drops the
  * notification for self-actions (except a poll's end), a suspended or remote recipient, a sender the recipient blocks or muted with
  * notifications, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event. A replayed activity finds
- * its notification there already and adds nothing. Returns whether a notification was created.
+ * its notification there already and adds nothing. Returns the new notification's id (undefined when
+ * none was made), so the caller can stream it once its transaction has committed.
  */
-export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise<boolean> {
+export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise<string | undefined> {
   // A poll's end is news to its own author too (Mastodon exempts `poll` from the self-action rule).
-  if (n.recipientId === n.senderId && n.type !== 'poll') return false
+  if (n.recipientId === n.senderId && n.type !== 'poll') return undefined
   const recipient: AccountRow | undefined = await trx('accounts').where({ id: n.recipientId }).first()
   const user = await trx('users').where({ account_id: n.recipientId }).first('id', 'locale')
-  if (!recipient || !user || recipient.suspended_at) return false
-  if (await blocks(trx, n.recipientId, n.senderId)) return false
-  if (await mutesNotifications(trx, n.recipientId, n.senderId)) return false
-  if (n.statusId && (await mutesConversationOf(trx, n.recipientId, n.statusId))) return false
+  if (!recipient || !user || recipient.suspended_at) return undefined
+  if (await blocks(trx, n.recipientId, n.senderId)) return undefined
+  if (await mutesNotifications(trx, n.recipientId, n.senderId)) return undefined
+  if (n.statusId && (await mutesConversationOf(trx, n.recipientId, n.statusId))) return undefined
   const sender: AccountRow = await trx('accounts').where({ id: n.senderId }).first()
 
   const [row] = await trx('notifications')
@@ -43,7 +44,7 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
     .onConflict(['account_id', 'type', 'activity_id'])
     .ignore()
     .returning(['id', 'created_at'])
-  if (!row) return false
+  if (!row) return undefined
   const status = n.statusId
     ? await trx('statuses').where({ id: n.statusId }).first('text', 'spoiler_text')
     : undefined
@@ -63,7 +64,7 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
     senderFollowsRecipient: await follows(trx, n.senderId, n.recipientId),
     createdAt: new Date(row.created_at).toISOString(),
   })
-  return true
+  return row.id as string
 }
 
 /**

@@ -13,6 +13,8 @@ export interface FeedListener {
   inserted(feeds: Feed[], status: StatusRow): Promise<void>
   /** The status `statusId` left these feeds. */
   removed(feeds: Feed[], statusId: string): Promise<void>
+  /** `status`, in these feeds, was edited (Mastodon's `status.update`). */
+  updated(feeds: Feed[], status: StatusRow): Promise<void>
 }
 
 /** What the feed code needs, built once by the accounts worker (docs/feeds.md). */

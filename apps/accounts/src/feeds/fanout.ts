@@ -3,9 +3,9 @@ import type { Feeds } from './context'
 import { activeSince } from './context'
 import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'
 import { forEachFollowerPage } from './home'
-import { fanOutToLists, removeFromLists } from './lists'
+import { fanOutToLists, forEachListPage, removeFromLists } from './lists'
 import type { FeedItem } from './store'
-import { home } from './store'
+import { home, list } from './store'
 
 /**
  * Fan-out on write (Mastodon's FanOutOnWriteService; docs/feeds.md): who gets a new status, and who loses a
@@ -61,4 +61,22 @@ export async function removeEverywhere(f: Feeds, authorId: string, item: FeedIte
     true,
   )
   await removeFromLists(f, authorId, item)
+}
+
+/**
+ * An edited status: the listener hears of every feed that holds it, its author's, local followers' (active ones)
+ * and lists', so streams get `status.update` wherever the status was delivered. The feeds themselves do not change.
+ */
+export async function updated(f: Feeds, statusId: string) {
+  const listener = f.listener
+  if (!listener) return
+  const status: StatusRow | undefined = await f.db('statuses').where({ id: statusId }).first()
+  if (!status) return
+  const report = async (feeds: ReturnType<typeof home>[]) => {
+    const holding = await f.store.holding(feeds, status.id)
+    if (holding.length) await listener.updated(holding, status)
+  }
+  await report([home(status.account_id)])
+  await forEachFollowerPage(f, status.account_id, (ids) => report(ids.map(home)))
+  await forEachListPage(f, status.account_id, (lists) => report(lists.map((l) => list(l.id))), true)
 }

@@ -176,6 +176,15 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
       return feeds.filter((_, i) => results[i] === 1)
     },
 
+    /** The feeds among `feeds` that hold the status `id`, in one round trip. */
+    async holding(feeds: Feed[], id: string): Promise<Feed[]> {
+      if (!feeds.length) return []
+      const pipeline = redis.pipeline()
+      for (const feed of feeds) pipeline.zscore(keys(feed).items, id)
+      const scores = await exec(pipeline)
+      return feeds.filter((_, i) => scores[i] !== null)
+    },
+
     /** Every id in the feed, newest first. */
     async ids(feed: Feed): Promise<string[]> {
       return redis.zrevrange(keys(feed).items, 0, -1)

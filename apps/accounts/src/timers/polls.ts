@@ -2,6 +2,7 @@ import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
 import type { PollRow } from '../domain/polls'
 import { notify } from '../domain/notifications'
+import type { StreamingPublisher } from '../streaming/publisher'
 
 /**
  * A poll's end (Mastodon's PollExpirationNotifyWorker): `poll` notifications to its author and to everyone who
@@ -10,8 +11,14 @@ import { notify } from '../domain/notifications'
  * Returns the moment to try again when the poll has not ended yet (the timer ran early, or an edit restarted the
  * poll after the timer was set: the edit set a timer of its own, so waiting again merely duplicates it).
  */
-export async function endPoll(db: Knex, urls: Urls, pollId: string): Promise<Date | undefined> {
-  return db.transaction(async (trx) => {
+export async function endPoll(
+  db: Knex,
+  urls: Urls,
+  pollId: string,
+  streaming?: Pick<StreamingPublisher, 'notifications'>,
+): Promise<Date | undefined> {
+  const made: string[] = []
+  const later = await db.transaction(async (trx) => {
     const poll: PollRow | undefined = await trx('polls').where({ id: pollId }).forUpdate().first()
     if (!poll || poll.expiry_notified_at) return undefined
     if (new Date(poll.expires_at).getTime() > Date.now()) return new Date(poll.expires_at)
@@ -21,17 +28,21 @@ export async function endPoll(db: Knex, urls: Urls, pollId: string): Promise<Dat
       .distinct()
       .orderBy('account_id')
       .pluck('account_id')
-    for (const recipientId of [poll.account_id, ...voters])
-      await notify(trx, urls, {
+    for (const recipientId of [poll.account_id, ...voters]) {
+      const id = await notify(trx, urls, {
         type: 'poll',
         recipientId,
         senderId: poll.account_id,
         statusId: poll.status_id,
         activityId: poll.id,
       })
+      if (id) made.push(id)
+    }
     await trx('polls').where({ id: poll.id }).update({ expiry_notified_at: trx.fn.now() })
     return undefined
   })
+  await streaming?.notifications(made) // once committed
+  return later
 }
 
 /** Polls that ended at least `graceMs` ago and were never notified: their timer was lost (the worker's sweep). */
