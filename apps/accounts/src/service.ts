@@ -45,18 +45,41 @@ export async function createAccountsService(config: AccountsConfig) {
   api.mount(app)
   finishApp(app)
 
+  let watchdog: NodeJS.Timeout | undefined
+  /**
+   * Publishes to Redis what the gateways and services enforce from it and Postgres holds: revoked tokens, IP
+   * rules, login refusals; the revocation list's marker last, once all is in (docs/security.md).
+   */
+  async function republishSecurityState() {
+    const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
+    for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
+    await publishIpRules(ctx)
+    await publishAllLoginStates(ctx)
+    await revocations.markComplete()
+    logger.info({ revoked: revoked.length }, 'security state published to Redis')
+  }
+
   const service = lifecycle({
     app,
     logger,
     host: config.BIND_HOST,
     async afterStart() {
-      // Redis may have lost the revocation list (restart without persistence): Postgres holds the record.
-      const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
-      for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
-      await publishIpRules(ctx) // the gateways enforce the IP rules from Redis, which may have lost them
-      await publishAllLoginStates(ctx) // the push service refuses unusable logins from Redis
+      await republishSecurityState()
+      // Redis may lose its data while running (a restart without persistence, a failover to an empty replica):
+      // the revocation list's marker says so, and everything Postgres holds the truth of is published again.
+      watchdog = setInterval(() => {
+        revocations
+          .isComplete()
+          .then(
+            (complete) => (complete ? undefined : republishSecurityState()),
+            () => undefined, // Redis unreachable: nothing to repair yet; readiness reports it
+          )
+          .catch((err) => logger.error({ err }, 'could not republish the security state to Redis'))
+      }, 1000)
+      watchdog.unref()
     },
     async close() {
+      clearInterval(watchdog)
       await db.destroy()
       await redis.quit().catch(() => redis.disconnect())
     },

@@ -1,0 +1,54 @@
+import { bearer, eventually, startStack } from '../stack'
+import type { Stack } from '../stack'
+
+// Issue #9, finding 4: Redis coming back empty undid security state until accounts restarted: a revoked token
+// worked again, and a no_access IP block stopped applying. This test deletes the stack's own keys (what an
+// empty Redis looks like to it; never FLUSHALL on a shared Redis) and checks that a revoked token is never
+// accepted meanwhile, and that accounts republishes everything from Postgres by itself.
+let stack: Stack
+beforeAll(async () => {
+  stack = await startStack({ env: { TRUSTED_PROXIES: '127.0.0.1,::1' } })
+})
+afterAll(() => stack.stop())
+
+it('a revoked token stays refused and the IP rules come back, without restarting anything', async () => {
+  const app = await stack.registerApp('read')
+  const token = await stack.appToken('read', app)
+  await stack
+    .api()
+    .post('/oauth/revoke')
+    .send({ client_id: app.client_id, client_secret: app.client_secret, token })
+    .expect(200)
+  const admin = await stack.userToken('admin:read admin:write', await stack.createUser({ role: 'admin' }))
+  await stack
+    .api()
+    .post('/api/v1/admin/ip_blocks')
+    .set(bearer(admin))
+    .send({ ip: '203.0.113.0/24', severity: 'no_access', comment: 'data loss test' })
+    .expect(200)
+  const blocked = () => stack.api().get('/api/v1/instance').set('X-Forwarded-For', '203.0.113.9')
+  await eventually(async () => (await blocked()).status === 403)
+
+  const redis = stack.accounts.ctx.redis
+  const prefix = stack.env.REDIS_PREFIX!
+  const lost = [`${prefix}:revoked-tokens`, `${prefix}:revoked-tokens:complete`, `${prefix}:ip-rules`]
+  let refusedMeanwhile = 0
+  for (let round = 0; round < 3; round++) {
+    await redis.del(...lost)
+    // Until accounts notices (within a second), a token cannot be judged: 503, never 200.
+    const answers = await Promise.all(
+      [stack.url, stack.accountsUrl].map((base) =>
+        fetch(`${base}/api/v1/apps/verify_credentials`, { headers: bearer(token) }).then((r) => r.status),
+      ),
+    )
+    for (const status of answers) expect([401, 503]).toContain(status)
+    refusedMeanwhile += answers.length
+    await eventually(async () => (await redis.exists(`${prefix}:revoked-tokens:complete`)) === 1)
+    await stack.api().get('/api/v1/apps/verify_credentials').set(bearer(token)).expect(401)
+    await eventually(async () => (await blocked()).status === 403)
+  }
+  expect(refusedMeanwhile).toBe(6)
+  // Readiness stays honest and everything else works again.
+  await stack.api().get('/api/v1/instance').expect(200)
+  expect((await fetch(`${stack.accountsUrl}/health/ready`)).status).toBe(200)
+})
