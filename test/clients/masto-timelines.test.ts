@@ -61,4 +61,16 @@ describe('masto.js: timelines', () => {
     await alice.v1.lists.$select(list.id).remove()
     expect(await alice.v1.lists.list()).toEqual([])
   })
+
+  it('reads a hashtag timeline, follows the tag and lists followed tags', async () => {
+    const status = await bob.v1.statuses.create({ status: 'hello #MastoJS' })
+    const tagged = await alice.v1.timelines.tag.$select('mastojs').list({ limit: 5 })
+    expect(tagged.map((s) => s.id)).toEqual([status.id])
+    expect(tagged[0]!.tags).toEqual([{ name: 'mastojs', url: `${stack.url}/tags/mastojs` }])
+    const tag = await alice.v1.tags.$select('mastojs').follow()
+    expect(tag).toMatchObject({ name: 'MastoJS', following: true })
+    expect(tag.history).toHaveLength(7)
+    expect((await alice.v1.followedTags.list()).map((t) => t.name)).toEqual(['MastoJS'])
+    expect((await alice.v1.tags.$select('MASTOJS').unfollow()).following).toBe(false)
+  })
 })

@@ -60,4 +60,14 @@ describe('megalodon: timelines', () => {
     await alice.deleteList(list.id)
     expect((await alice.getLists()).data).toEqual([])
   })
+
+  it('reads a hashtag timeline, follows the tag and lists followed tags', async () => {
+    const status = (await bob.postStatus('hello #Megalodon', {})).data as { id: string }
+    const tagged = await alice.getTagTimeline('megalodon', { limit: 5 })
+    expect(tagged.data.map((s) => s.id)).toEqual([status.id])
+    expect((await alice.followTag('megalodon')).data).toMatchObject({ name: 'Megalodon', following: true })
+    expect((await alice.getFollowedTags()).data.map((t) => t.name)).toEqual(['Megalodon'])
+    expect((await alice.getTag('MEGALODON')).data).toMatchObject({ name: 'Megalodon', following: true })
+    expect((await alice.unfollowTag('megalodon')).data.following).toBe(false)
+  })
 })

@@ -1,6 +1,7 @@
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
-import { post, signUp } from './helpers'
+import { ids, links, post, reader, signUp } from './helpers'
+import type { TestUser } from './helpers'
 
 let stack: Stack
 beforeAll(async () => {
@@ -82,5 +83,120 @@ describe('GET /api/v1/tags/:name', () => {
     await me.get('/api/v1/tags/foo-bar').expect(404, { error: 'Not Found' })
     const japanese = await me.get(`/api/v1/tags/${encodeURIComponent('日本語')}`).expect(200)
     expect(japanese.body.url).toBe(`${stack.url}/tags/${encodeURIComponent('日本語')}`)
+  })
+})
+
+const statusIds = (res: { body: { id: string }[] }) => res.body.map((s) => s.id)
+
+describe('GET /api/v1/timelines/tag/:hashtag', () => {
+  it('public statuses with the tag, any[], all[], none[], only_media, local/remote, Link; unknown tag is []', async () => {
+    const [author, blocked, viewer] = [await signUp(stack), await signUp(stack), await signUp(stack)]
+    const cats = await post(author, 'one #Cats')
+    const catsDogs = await post(author, 'two #cats #dogs')
+    const dogs = await post(author, 'three #dogs')
+    const reply = await post(author, { status: 'a reply #cats', in_reply_to_id: dogs })
+    await post(author, { status: 'unlisted #cats', visibility: 'unlisted' })
+    await post(author, { status: 'private #cats', visibility: 'private' })
+    const byBlocked = await post(blocked, 'blocked #cats')
+    await viewer.post(`/api/v1/accounts/${blocked.id}/block`).expect(200)
+
+    const api = stack.api()
+    expect(statusIds(await api.get('/api/v1/timelines/tag/CATS').expect(200))).toEqual([
+      byBlocked,
+      reply,
+      catsDogs,
+      cats,
+    ])
+    expect(statusIds(await viewer.get('/api/v1/timelines/tag/cats').expect(200))).toEqual([
+      reply,
+      catsDogs,
+      cats,
+    ])
+    expect(statusIds(await viewer.get('/api/v1/timelines/tag/cats?any[]=dogs').expect(200))).toEqual([
+      reply,
+      dogs,
+      catsDogs,
+      cats,
+    ])
+    expect(statusIds(await viewer.get('/api/v1/timelines/tag/cats?all[]=Dogs').expect(200))).toEqual([
+      catsDogs,
+    ])
+    expect(statusIds(await viewer.get('/api/v1/timelines/tag/cats?none[]=dogs').expect(200))).toEqual([
+      reply,
+      cats,
+    ])
+    expect(
+      statusIds(await viewer.get('/api/v1/timelines/tag/cats?all[]=neverused').expect(200)),
+    ).toHaveLength(3)
+    expect((await viewer.get('/api/v1/timelines/tag/cats?only_media=true').expect(200)).body).toEqual([])
+    expect((await viewer.get('/api/v1/timelines/tag/cats?remote=true').expect(200)).body).toEqual([])
+    expect(statusIds(await viewer.get('/api/v1/timelines/tag/cats?local=true').expect(200))).toHaveLength(3)
+    const unknown = await viewer.get('/api/v1/timelines/tag/neverused?any[]=cats').expect(200)
+    expect(unknown.body).toEqual([])
+    expect(unknown.headers.link).toBeUndefined()
+
+    const page = await api.get('/api/v1/timelines/tag/cats?limit=2&local=true&any[]=dogs').expect(200)
+    expect(statusIds(page)).toEqual([byBlocked, reply])
+    expect(links(page.headers.link)).toEqual({
+      next: `${stack.url}/api/v1/timelines/tag/cats?limit=2&local=true&max_id=${reply}`,
+      prev: `${stack.url}/api/v1/timelines/tag/cats?limit=2&local=true&min_id=${byBlocked}`,
+    })
+  })
+})
+
+describe('followed tags', () => {
+  const follow = (user: TestUser, name: string) => user.post(`/api/v1/tags/${name}/follow`).expect(200)
+
+  it('follow, unfollow and GET /api/v1/followed_tags with Link headers', async () => {
+    const me = await signUp(stack)
+    const followed = await follow(me, 'BrandNew')
+    expect(followed.body).toMatchObject({
+      id: expect.stringMatching(/^\d+$/),
+      name: 'BrandNew',
+      following: true,
+    })
+    expect((await follow(me, 'brandnew')).body).toMatchObject({ id: followed.body.id, following: true })
+    for (const name of ['alpha', 'beta', 'gamma']) await follow(me, name)
+    const all = await me.get('/api/v1/followed_tags').expect(200)
+    expect(all.body.map((t: { name: string }) => t.name)).toEqual(['gamma', 'beta', 'alpha', 'BrandNew'])
+    expect(all.body[0]).toMatchObject({ following: true, history: expect.any(Array) })
+    const page = await me.get('/api/v1/followed_tags?limit=2').expect(200)
+    expect(page.body.map((t: { name: string }) => t.name)).toEqual(['gamma', 'beta'])
+    const { next, prev } = links(page.headers.link)
+    expect(prev).toMatch(/since_id=\d+/)
+    const rest = await me.get(next!.slice(stack.url.length)).expect(200)
+    expect(rest.body.map((t: { name: string }) => t.name)).toEqual(['alpha', 'BrandNew'])
+
+    const unfollowed = await me.post('/api/v1/tags/beta/unfollow').expect(200)
+    expect(unfollowed.body).toMatchObject({ name: 'beta', following: false })
+    expect((await me.post('/api/v1/tags/neverseen/unfollow').expect(200)).body).toMatchObject({ id: '' })
+    expect((await me.get('/api/v1/followed_tags').expect(200)).body).toHaveLength(3)
+    await me.post('/api/v1/tags/12/follow').expect(404)
+    const reading = await signUp(stack, { scope: 'read' })
+    await reading.post('/api/v1/tags/alpha/follow').expect(403)
+    await stack.api().get('/api/v1/followed_tags').expect(401)
+  })
+
+  it('a public status with a followed tag reaches home; unfollowing takes it out unless there for another reason', async () => {
+    const [me, friend, stranger, muted] = [
+      await reader(stack),
+      await reader(stack),
+      await reader(stack),
+      await reader(stack),
+    ]
+    await me.post(`/api/v1/accounts/${friend.id}/follow`).expect(200)
+    await me.post(`/api/v1/accounts/${muted.id}/mute`).expect(200)
+    await follow(me, 'Knitting')
+    await follow(me, 'crochet')
+    const fromStranger = await post(stranger, 'my scarf #knitting')
+    const both = await post(stranger, 'hooks and needles #knitting #crochet')
+    const fromFriend = await post(friend, 'friend knits #knitting')
+    await post(stranger, { status: 'quiet #knitting', visibility: 'unlisted' })
+    await post(muted, 'muted #knitting')
+    const mine = await post(me, 'my own #knitting')
+    expect(await ids(stack, me)).toEqual([mine, fromFriend, both, fromStranger])
+
+    await me.post('/api/v1/tags/knitting/unfollow').expect(200)
+    expect(await ids(stack, me)).toEqual([mine, fromFriend, both])
   })
 })

@@ -108,7 +108,8 @@ import {
   updateList,
 } from './api/v1/lists'
 import { accountLists } from './api/v1/accounts/lists'
-import { showTag } from './api/v1/tags'
+import { followedTags, followTagRoute, showTag, unfollowTagRoute } from './api/v1/tags'
+import { tagTimeline } from './api/v1/timelines/tag'
 import {
   createIpBlock,
   deleteIpBlock,
@@ -253,6 +254,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/accounts/:id/lists', on(accountLists))
 
   api.get('/api/v1/tags/:id', on(showTag))
+  api.post('/api/v1/tags/:id/follow', on(followTagRoute))
+  api.post('/api/v1/tags/:id/unfollow', on(unfollowTagRoute))
+  api.get('/api/v1/followed_tags', on(followedTags))
+  api.get('/api/v1/timelines/tag/:hashtag', on(tagTimeline))
 
   api.get('/api/v1/accounts/relationships', on(relationships))
   api.get('/api/v1/accounts/:id/statuses', on(accountStatuses))

@@ -76,6 +76,8 @@ export const activity = z.discriminatedUnion('event', [
   event('list_account.removed', listMemberFacts),
   event('list.deleted', { listId: id, accountId: id }),
   event('list_feed.missing', { listId: id, accountId: id }),
+  // A followed hashtag unfollowed: its statuses leave the home feed (unless there for another reason).
+  event('tag_follow.removed', { tagFollowId: id, tagId: id, accountId: id }),
 ])
 export type Activity = z.infer<typeof activity>
 export type ActivityName = Activity['event']

@@ -247,6 +247,16 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/accounts/:id/lists', ACCOUNTS, 'required', ['read:lists']),
   // Hashtags (apps/accounts/src/api/v1/tags)
   route('GET', '/api/v1/tags/:id', ACCOUNTS, 'optional'),
+  route('POST', '/api/v1/tags/:id/follow', ACCOUNTS, 'required', ['write:follows'], {
+    rateLimit: ['follows'],
+  }),
+  route('POST', '/api/v1/tags/:id/unfollow', ACCOUNTS, 'required', ['write:follows']),
+  route('GET', '/api/v1/followed_tags', ACCOUNTS, 'required', ['read:follows'], {
+    params: P.followedTagsParams,
+  }),
+  route('GET', '/api/v1/timelines/tag/:hashtag', ACCOUNTS, 'optional', ['read:statuses'], {
+    params: P.tagTimelineParams,
+  }),
   route('GET', '/media/:file', ACCOUNTS, 'none'),
   route('GET', '/avatars/original/missing.png', ACCOUNTS, 'none'),
   route('GET', '/headers/original/missing.png', ACCOUNTS, 'none'),

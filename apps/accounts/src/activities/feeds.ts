@@ -10,6 +10,7 @@ import {
   unmergeFromLists,
 } from '../feeds/lists'
 import { list } from '../feeds/store'
+import { unmergeTag } from '../feeds/tags'
 import type { Consumer } from './consumer'
 
 /**
@@ -65,6 +66,7 @@ export function feedsConsumer(f: Feeds): Consumer {
       if (!(await inList(a.listId, a.targetAccountId))) await unmergeFromList(f, a.listId, a.targetAccountId)
     },
     'list.deleted': (a) => f.store.drop(list(a.listId)),
+    'tag_follow.removed': (a) => unmergeTag(f, a.accountId, a.tagId),
 
     'home_feed.missing': (a) => regenerate(f, a.accountId),
     'list_feed.missing': (a) => regenerateList(f, a.listId),

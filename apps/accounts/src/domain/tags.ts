@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import * as outbox from '../outbox/outbox'
 
 /**
  * Hashtags as Mastodon reads and stores them (docs/hashtags.md): the `Tag::HASHTAG_RE` pattern, the
@@ -115,3 +116,23 @@ export const tagNamesOf = (db: Knex, statusId: string): Promise<string[]> =>
     .join('tags', 'tags.id', 'status_tags.tag_id')
     .where({ status_id: statusId })
     .pluck('tags.name')
+
+/** Mastodon's TagsController#follow: creates the tag if nobody used it yet; following twice is one follow. */
+export async function followTag(trx: Knex, accountId: string, name: string): Promise<TagRow> {
+  const [tag] = await findOrCreateTags(trx, [name])
+  await trx('tag_follows')
+    .insert({ account_id: accountId, tag_id: tag!.id })
+    .onConflict(['account_id', 'tag_id'])
+    .ignore()
+  return tag!
+}
+
+/** Unfollows (nothing to do is fine); the worker takes the tag's statuses out of the home feed. */
+export async function unfollowTag(trx: Knex, accountId: string, tagId: string) {
+  const [removed] = await trx('tag_follows')
+    .where({ account_id: accountId, tag_id: tagId })
+    .delete()
+    .returning('id')
+  if (removed)
+    await outbox.add(trx, { event: 'tag_follow.removed', tagFollowId: removed.id, tagId, accountId })
+}

@@ -15,6 +15,8 @@ export interface FeedListener {
   removed(feeds: Feed[], statusId: string): Promise<void>
   /** `status`, in these feeds, was edited (Mastodon's `status.update`). */
   updated(feeds: Feed[], status: StatusRow): Promise<void>
+  /** A public status (not a reblog, author not silenced) with these hashtags (normalised): the hashtag streams. */
+  tagged?(status: StatusRow, tags: string[]): Promise<void>
 }
 
 /** What the feed code needs, built once by the accounts worker (docs/feeds.md). */

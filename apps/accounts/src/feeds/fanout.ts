@@ -4,6 +4,7 @@ import { activeSince } from './context'
 import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'
 import { forEachFollowerPage } from './home'
 import { fanOutToLists, forEachListPage, removeFromLists } from './lists'
+import { fanOutToTagFollowers } from './tags'
 import type { FeedItem } from './store'
 import { home, list } from './store'
 
@@ -14,7 +15,8 @@ import { home, list } from './store'
 
 /**
  * A new status or reblog reaches its author's feed, the feeds of local followers active lately that the rules
- * admit (a direct message only the mentioned ones among them), and the lists its author is in.
+ * admit (a direct message only the mentioned ones among them), the lists its author is in, and (public statuses)
+ * the followers of its hashtags.
  */
 export async function fanOut(f: Feeds, statusId: string) {
   const status: StatusRow | undefined = await f.db('statuses').where({ id: statusId }).first()
@@ -45,6 +47,7 @@ export async function fanOut(f: Feeds, statusId: string) {
   }
   await forEachFollowerPage(f, status.account_id, deliver)
   await fanOutToLists(f, facts!)
+  await fanOutToTagFollowers(f, facts!)
 }
 
 /** A deleted status (or reblog) leaves its author's feed, every local follower's and the lists of its author. */

@@ -217,3 +217,16 @@ export function admitsToList(f: StatusFacts, list: ListFacts, r: ReceiverFacts):
   }
   return admits(f, list.account_id, r, list)
 }
+
+/**
+ * Mastodon's filter_from_tags?: may a status reach `receiverId`'s home feed because it follows one of its tags?
+ * Not the author's own (it has it already), nor when the receiver blocks or mutes the author or a mentioned
+ * account, nor when the author blocks the receiver. No reply, language or list rules.
+ */
+export function admitsFromTags(f: StatusFacts, receiverId: string, r: ReceiverFacts): boolean {
+  const s = f.status
+  if (s.account_id === receiverId) return false
+  const silenced = r.silenced.get(receiverId)
+  if ([s.account_id, ...f.mentionIds].some((id) => silenced?.has(id))) return false
+  return !r.blockedBy.get(receiverId)?.has(s.account_id)
+}

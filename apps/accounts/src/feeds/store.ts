@@ -49,7 +49,7 @@ if of ~= '' then
 elseif redis.call('ZSCORE', KEYS[2], id) then
   return 0
 end
-redis.call('ZADD', KEYS[1], id, id)
+if redis.call('ZADD', KEYS[1], id, id) == 0 then return 0 end
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(max + 1))
 local edge = redis.call('ZREVRANGE', KEYS[1], falloff, falloff, 'WITHSCORES')
 if edge[2] then

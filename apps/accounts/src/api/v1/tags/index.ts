@@ -1,12 +1,17 @@
 import type { Request, Response } from 'express'
-import { notFound } from '@roost/service'
+import { paginate } from '@roost/db'
+import { followedTagsParams, readParams } from '@roost/routes'
+import { linkHeader, notFound, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { TagRow } from '../../../domain/tags'
-import { displayName, findTags, isTagName, normalizeTag } from '../../../domain/tags'
+import { displayName, findTags, followTag, isTagName, normalizeTag, unfollowTag } from '../../../domain/tags'
 import { urlsOf } from '../../../entities/account'
 import type { TagLike } from '../../../entities/tag'
 import { renderTags } from '../../../entities/tag'
-import { optionalUser } from '../../../users/current'
+import { optionalUser, requireUser } from '../../../users/current'
+
+/** Mastodon's FollowedTagsController::TAGS_LIMIT. */
+const FOLLOWED_TAGS_LIMIT = 100
 
 /**
  * The tag `:id` names (any spelling): the stored one, or an unsaved one (id "") when nobody used it yet, as
@@ -24,7 +29,55 @@ export async function tagNamed(
 /** GET /api/v1/tags/:id — the Tag entity, with `following` and `featuring` for a signed-in user. */
 export async function showTag(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
-  const tag = await tagNamed(ctx, typeof req.params.id === 'string' ? req.params.id : undefined)
+  const tag = await tagNamed(ctx, nameParam(req))
   const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], viewer?.account.id)
   res.json(rendered)
+}
+
+const nameParam = (req: Request) => (typeof req.params.id === 'string' ? req.params.id : undefined)
+
+/** POST /api/v1/tags/:id/follow — the Tag, `following: true`. */
+export async function followTagRoute(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const named = await tagNamed(ctx, nameParam(req))
+  const tag = await ctx.db.transaction((trx) => followTag(trx, account.id, named.display_name))
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], account.id)
+  res.json(rendered)
+}
+
+/** POST /api/v1/tags/:id/unfollow — the Tag, `following: false`; its statuses leave the home feed. */
+export async function unfollowTagRoute(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const tag = await tagNamed(ctx, nameParam(req))
+  if (tag.id) await ctx.db.transaction((trx) => unfollowTag(trx, account.id, tag.id!))
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], account.id)
+  res.json(rendered)
+}
+
+/**
+ * GET /api/v1/followed_tags — the user's followed tags, newest follow first, paged by the follow's id (limit 100,
+ * at most 200): Link next `max_id` when the page is full, prev `since_id`.
+ */
+export async function followedTags(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const p = readParams(req, followedTagsParams)
+  const page = readPage(p, FOLLOWED_TAGS_LIMIT)
+  const query = ctx
+    .db('tag_follows')
+    .join('tags', 'tags.id', 'tag_follows.tag_id')
+    .where('tag_follows.account_id', account.id)
+    .select('tags.*', 'tag_follows.id as page_id')
+  const rows = await paginate<TagRow & { page_id: string }>(query, 'tag_follows.id', page)
+  const limit = typeof req.query.limit === 'string' ? req.query.limit : undefined
+  const link = linkHeader(
+    ctx.config.PUBLIC_URL,
+    req.path,
+    { limit },
+    {
+      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.page_id } : undefined,
+      prev: rows.length ? { since_id: rows[0]!.page_id } : undefined,
+    },
+  )
+  if (link) res.setHeader('Link', link)
+  res.json(await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
 }
