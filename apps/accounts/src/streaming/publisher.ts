@@ -11,6 +11,7 @@ import type { NotificationRow } from '../entities/notification'
 import { renderNotifications } from '../entities/notification'
 import type { StatusRow } from '../entities/status'
 import { renderStatuses } from '../entities/status'
+import { tagNamesOf } from '../domain/tags'
 
 /** The events a status can be published with. */
 export type StatusEvent = Extract<StreamingEvent, 'update' | 'status.update'>
@@ -140,7 +141,7 @@ export function createStreamingPublisher(options: {
         names.push(channels.public(), channels.public({ local: true }))
         if (media) names.push(channels.public({ media: true }), channels.public({ local: true, media: true }))
       }
-      const tags: string[] = await db('status_tags').where({ status_id: status.id }).pluck('name')
+      const tags: string[] = await tagNamesOf(db, status.id)
       for (const tag of tags) names.push(channels.hashtag(tag), channels.hashtag(tag, { local: true }))
       const listening = await listened([...new Set(names)])
       if (!listening.size) return
