@@ -41,6 +41,7 @@ import { customEmojis } from './api/v1/custom_emojis'
 import { dismiss, listAnnouncements, react, unreact } from './api/v1/announcements'
 import { extendedDescription, instanceRules, translationLanguages } from './api/v1/instance_extras'
 import { getMarkers, postMarkers } from './api/v1/markers'
+import { postReport } from './api/v1/reports'
 import {
   accountEndorsements,
   accountNote,
@@ -198,6 +199,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/domain_blocks', on(listDomainBlocks))
   api.post('/api/v1/domain_blocks', on(createDomainBlock))
   api.delete('/api/v1/domain_blocks', on(deleteDomainBlock))
+  api.post('/api/v1/reports', on(postReport))
 
   // Statuses, media, relationships, timelines and notifications
 

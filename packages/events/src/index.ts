@@ -63,6 +63,8 @@ export const activity = z.discriminatedUnion('event', [
   event('block.removed', blockFacts),
   event('mute.created', muteFacts),
   event('mute.removed', muteFacts),
+  // A report to the moderators: each staff member gets an `admin.report` notification.
+  event('report.created', { reportId: id, accountId: id, targetAccountId: id }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
   // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
   event('announcement.published', { announcementId: id }),

@@ -325,6 +325,8 @@ export const ROUTES: readonly Route[] = [
     params: P.domainBlockParams,
   }),
 
+  route('POST', '/api/v1/reports', ACCOUNTS, 'required', ['write:reports'], { params: P.reportParams }),
+
   // Instance
   route('GET', '/api/v1/instance', ACCOUNTS, 'none'),
   route('GET', '/api/v2/instance', ACCOUNTS, 'none'),

@@ -5,6 +5,8 @@ import { addToConversation } from '../domain/conversations'
 import { notify as notifyInTransaction, withdrawNotifications } from '../domain/notifications'
 import type { NewNotification } from '../domain/notifications'
 import type { StreamingPublisher } from '../streaming/publisher'
+import type { ReportRow } from '../domain/reports'
+import { staffToNotify } from '../domain/reports'
 import type { Consumer } from './consumer'
 
 /**
@@ -56,6 +58,17 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
   }
 
   return {
+    // Moderators and admins hear of each report (Mastodon's `admin.report`), from the reporter.
+    'report.created': (a) =>
+      whileExists<ReportRow>('reports', a.reportId, async (trx, report) => {
+        for (const recipientId of await staffToNotify(trx, report))
+          await notify(trx, urls, {
+            type: 'admin.report',
+            recipientId,
+            senderId: report.account_id,
+            activityId: report.id,
+          })
+      }),
     'status.created': (a) =>
       whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
         const mentioned = await notifyMentioned(trx, status)

@@ -4,6 +4,8 @@ import type { Urls } from './account'
 import { renderAccount } from './account'
 import type { StatusRow } from './status'
 import { renderStatuses } from './status'
+import type { ReportRow } from '../domain/reports'
+import { renderReports } from './report'
 
 export interface NotificationRow {
   id: string
@@ -11,6 +13,8 @@ export interface NotificationRow {
   from_account_id: string
   type: string
   status_id: string | null
+  /** The row the notification is about (a report for `admin.report`). */
+  activity_id?: string | null
   created_at: Date
 }
 
@@ -24,6 +28,11 @@ export async function renderNotifications(db: Knex, urls: Urls, rows: Notificati
   const statusRows: StatusRow[] = statusIds.length ? await db('statuses').whereIn('id', statusIds) : []
   const rendered = await renderStatuses(db, urls, statusRows, viewerId)
   const statuses = new Map(statusRows.map((s, i) => [s.id, rendered[i]]))
+  const reportIds = rows.flatMap((r) => (r.type === 'admin.report' && r.activity_id ? [r.activity_id] : []))
+  const reportRows: ReportRow[] = reportIds.length ? await db('reports').whereIn('id', reportIds) : []
+  const reports = new Map(
+    (await renderReports(db, urls, reportRows)).map((r, i) => [String(reportRows[i]!.id), r] as const),
+  )
   return rows.map((n) => ({
     id: n.id,
     type: n.type,
@@ -31,5 +40,6 @@ export async function renderNotifications(db: Knex, urls: Urls, rows: Notificati
     group_key: `ungrouped-${n.id}`,
     account: renderAccount(senders.get(n.from_account_id)!, urls),
     ...(n.status_id ? { status: statuses.get(n.status_id) ?? null } : {}),
+    ...(n.type === 'admin.report' ? { report: reports.get(String(n.activity_id)) ?? null } : {}),
   }))
 }

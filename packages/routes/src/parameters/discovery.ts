@@ -25,3 +25,16 @@ export const domainBlocksParams = z.object({ ...param.page })
 
 /** POST and DELETE /api/v1/domain_blocks */
 export const domainBlockParams = z.object({ domain: param.text({ maxChars: 253 }) })
+
+export const REPORT_CATEGORIES = ['spam', 'legal', 'violation', 'other'] as const
+
+/** POST /api/v1/reports */
+export const reportParams = z.object({
+  account_id: param.text(),
+  status_ids: param.list(),
+  comment: param.text({ maxChars: 1000 }),
+  category: param.oneOf(REPORT_CATEGORIES, 'Category is not included in the list'),
+  rule_ids: param.list(),
+  forward: param.bool(),
+  forward_to_domains: param.list(),
+})

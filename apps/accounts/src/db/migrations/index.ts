@@ -18,6 +18,7 @@ import * as tags from './20261125000000_tags'
 import * as accountConversations from './20261125400000_account_conversations'
 import * as accountExtras from './20261125450000_account_extras'
 import * as federation from './20261125500000_federation'
+import * as reports from './20261125550000_reports'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   { name: '20261125400000_account_conversations', ...accountConversations },
   { name: '20261125450000_account_extras', ...accountExtras },
   { name: '20261125500000_federation', ...federation },
+  { name: '20261125550000_reports', ...reports },
 ]
