@@ -55,7 +55,7 @@ async function main() {
   )
 
   const stack = await startBenchStack({
-    env: profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+    env: profileDir ? { ROOST_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
   })
   const memorySampler = sampleMemory(stack.watched)
   const sink = await startPushSink()

@@ -21,7 +21,7 @@ export const PORTS = {
 }
 
 export interface BenchStackOptions {
-  /** Extra environment for the Roost processes (e.g. NODE_OPTIONS=--cpu-prof). */
+  /** Extra environment for the Roost processes (e.g. ROOST_NODE_ARGS=--cpu-prof). */
   env?: Record<string, string>
   /** Where the processes' logs go (LOG_DESTINATION); by default a file in the data directory. */
   log?: string
@@ -67,16 +67,22 @@ export async function startBenchStack(options: BenchStackOptions = {}) {
   }
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: ROOT,
-    env, // start.ts passes it on to every process (NODE_OPTIONS included)
+    env, // start.ts passes it on to every process
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
   const deadline = Date.now() + 300_000
+  const fail = (message: string) => {
+    child.kill('SIGINT')
+    redis.child.kill('SIGTERM')
+    postgres.stop()
+    return new Error(message)
+  }
   while (!output.includes('Roost is running.')) {
-    if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`)
+    if (child.exitCode !== null) throw fail(`npm start exited:\n${output}`)
+    if (Date.now() > deadline) throw fail(`npm start did not come up:\n${output}`)
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   const pids = JSON.parse(readFileSync(path.join(dataDir, 'processes.json'), 'utf8')) as Record<

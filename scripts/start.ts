@@ -154,7 +154,9 @@ async function main() {
       console.warn(`Not starting ${app.name}: ${app.entry} does not exist yet`)
       continue
     }
-    const args = DEV ? ['--import', 'tsx', app.entry] : [bundleOf(app.entry)]
+    // ROOST_NODE_ARGS: node flags for every process (`--cpu-prof`, which NODE_OPTIONS refuses; the bench uses it).
+    const nodeArgs = (env.ROOST_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)
+    const args = [...nodeArgs, ...(DEV ? ['--import', 'tsx', app.entry] : [bundleOf(app.entry)])]
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env,

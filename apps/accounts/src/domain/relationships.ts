@@ -48,24 +48,6 @@ export async function blockedEitherWay(db: Knex, a: string, b: string): Promise<
   return (await blocks(db, a, b)) || (await blocks(db, b, a))
 }
 
-/** A mute of `targetId` by `accountId` that hides notifications, if active. */
-export async function mutesNotifications(db: Knex, accountId: string, targetId: string): Promise<boolean> {
-  const row = await db('mutes')
-    .where({ account_id: accountId, target_account_id: targetId, hide_notifications: true })
-    .where(activeMute(db))
-    .first('id')
-  return !!row
-}
-
-/** Whether `accountId` muted the thread `statusId` belongs to (POST /api/v1/statuses/:id/mute). */
-export async function mutesConversationOf(db: Knex, accountId: string, statusId: string): Promise<boolean> {
-  const row = await db('conversation_mutes')
-    .join('statuses', 'statuses.conversation_id', 'conversation_mutes.conversation_id')
-    .where({ 'statuses.id': statusId, 'conversation_mutes.account_id': accountId })
-    .first('conversation_mutes.id')
-  return !!row
-}
-
 export interface FollowOptions {
   reblogs?: boolean
   notify?: boolean
