@@ -33,6 +33,7 @@ import {
   accountAction,
   approveAccount,
   listAdminAccounts,
+  listAdminAccountsV2,
   rejectAccount,
   showAdminAccount,
   unsuspend,
@@ -167,6 +168,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/search', on(searchRoute))
 
   api.get('/api/v1/admin/accounts', on(listAdminAccounts))
+  api.get('/api/v2/admin/accounts', on(listAdminAccountsV2))
   api.get('/api/v1/admin/accounts/:id', on(showAdminAccount))
   api.post('/api/v1/admin/accounts/:id/approve', on(approveAccount))
   api.post('/api/v1/admin/accounts/:id/reject', on(rejectAccount))

@@ -273,6 +273,9 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {
     params: P.adminAccountsParams,
   }),
+  route('GET', '/api/v2/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {
+    params: P.adminAccountsV2Params,
+  }),
   route('GET', '/api/v1/admin/accounts/:id', ACCOUNTS, 'required', ['admin:read:accounts']),
   route('POST', '/api/v1/admin/accounts/:id/approve', ACCOUNTS, 'required', ['admin:write:accounts']),
   route('POST', '/api/v1/admin/accounts/:id/reject', ACCOUNTS, 'required', ['admin:write:accounts']),

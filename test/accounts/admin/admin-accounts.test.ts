@@ -252,3 +252,37 @@ describe('admin accounts', () => {
     await act('987654321', { type: 'suspend' }).expect(404)
   })
 })
+
+describe('GET /api/v2/admin/accounts', () => {
+  const v2 = (query: string) => stack.api().get(`/api/v2/admin/accounts${query}`).set(bearer(adminToken))
+  const names = (body: { username: string }[]) => body.map((a) => a.username).sort()
+
+  it('filters by origin, status, permissions, role_ids[], username, display_name and email, with Link', async () => {
+    await stack.createUser({ username: 'v2_pending', approved: false })
+    const mod = await stack.createUser({ username: 'v2_mod', role: 'moderator' })
+    await stack.accounts.ctx.db('accounts').where({ id: mod.accountId }).update({ display_name: 'Moddy' })
+    expect(names((await v2('?status=pending').expect(200)).body)).toContain('v2_pending')
+    expect(names((await v2('?status=active&username=v2_').expect(200)).body)).toEqual(['v2_mod'])
+    expect(names((await v2('?permissions=staff&username=v2').expect(200)).body)).toEqual(['v2_mod'])
+    expect(names((await v2('?role_ids[]=1').expect(200)).body)).toEqual(['v2_mod'])
+    expect(names((await v2('?display_name=mod').expect(200)).body)).toEqual(['v2_mod'])
+    expect(names((await v2('?email=v2_pending@').expect(200)).body)).toEqual(['v2_pending'])
+    expect((await v2('?origin=remote').expect(200)).body).toEqual([])
+    expect((await v2('?ip=127.0.0.1').expect(200)).body).toEqual([])
+    expect((await v2('?status=nope').expect(400)).body).toEqual({ error: 'Unknown status: nope' })
+    expect((await v2('?origin=mars').expect(400)).body).toEqual({ error: 'Unknown origin: mars' })
+
+    const page = await v2('?origin=local&limit=1').expect(200)
+    expect(page.body).toHaveLength(1)
+    expect(page.headers.link).toBe(
+      `<${stack.url}/api/v2/admin/accounts?limit=1&max_id=${page.body[0].id}&origin=local>; rel="next", ` +
+        `<${stack.url}/api/v2/admin/accounts?limit=1&min_id=${page.body[0].id}&origin=local>; rel="prev"`,
+    )
+    const user = await stack.createUser()
+    await stack
+      .api()
+      .get('/api/v2/admin/accounts')
+      .set(bearer(await stack.userToken('read', user)))
+      .expect(403)
+  })
+})

@@ -17,6 +17,21 @@ export const adminAccountsParams = z.object({
   email: param.text(),
 })
 
+/** GET /api/v2/admin/accounts (Mastodon's AccountFilter); unknown `origin`, `status` or `permissions` are 400s. */
+export const adminAccountsV2Params = z.object({
+  ...param.page,
+  origin: param.text(),
+  status: param.text(),
+  permissions: param.text(),
+  role_ids: param.list(),
+  invited_by: param.text(),
+  username: param.text(),
+  display_name: param.text(),
+  by_domain: param.text(),
+  email: param.text(),
+  ip: param.text(),
+})
+
 export const ACCOUNT_ACTIONS = ['none', 'silence', 'suspend', 'disable'] as const
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number]
 

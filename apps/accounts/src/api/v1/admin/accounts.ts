@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
-import { accountActionParams, adminAccountsParams, readParams } from '@roost/routes'
+import { accountActionParams, adminAccountsParams, adminAccountsV2Params, readParams } from '@roost/routes'
 import type { AccountAction } from '@roost/routes'
-import { forbidden, linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
+import { badRequest, forbidden, linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
@@ -112,6 +112,55 @@ export async function listAdminAccounts(ctx: AccountsContext, req: Request, res:
   const link =
     rows.length &&
     linkHeader(ctx.config.PUBLIC_URL, '/api/v1/admin/accounts', kept, {
+      next: rows.length === page.limit ? { max_id: rows[rows.length - 1]!.id } : undefined,
+      prev: { min_id: rows[0]!.id },
+    })
+  if (link) res.set('Link', link)
+  res.json(rows.map((row) => renderAdminAccount(row, ctx)))
+}
+
+/**
+ * GET /api/v2/admin/accounts — Mastodon's AccountFilter: `origin` (local|remote), `status`
+ * (active|pending|disabled|silenced|suspended), `permissions=staff`, `role_ids[]`, `username` and `display_name`
+ * (prefixes), `email` (a part), `by_domain`, `invited_by`, `ip`; paging with Link as v1. Every account is local, Roost
+ * records no sign-up IPs and has no invites: `origin=remote`, `by_domain`, `invited_by` and `ip` find nothing.
+ */
+export async function listAdminAccountsV2(ctx: AccountsContext, req: Request, res: Response) {
+  await requireAdmin(ctx, req)
+  const p = readParams(req, adminAccountsV2Params)
+  const page = readPage(p, ADMIN_ACCOUNTS_LIMIT)
+  const query = adminAccounts(ctx.db)
+  if (p.origin !== undefined && !['local', 'remote'].includes(p.origin))
+    throw badRequest(`Unknown origin: ${p.origin}`)
+  if (p.origin === 'remote') query.whereRaw('false')
+  if (p.status !== undefined) {
+    const filter = STATUS_FILTERS[p.status]
+    if (!filter) throw badRequest(`Unknown status: ${p.status}`)
+    filter(query)
+  }
+  if (p.permissions !== undefined) {
+    if (p.permissions !== 'staff') throw badRequest(`Unknown permissions: ${p.permissions}`)
+    query.whereIn('users.role', ['admin', 'moderator'])
+  }
+  if (p.role_ids?.length) {
+    const roles = Object.entries({ moderator: '1', admin: '2' })
+      .filter(([, id]) => p.role_ids!.includes(id))
+      .map(([role]) => role)
+    query.whereIn('users.role', roles)
+  }
+  if (p.username) query.whereRaw('lower(accounts.username) like lower(?)', [`${escapeLike(p.username)}%`])
+  if (p.display_name)
+    query.whereRaw('lower(accounts.display_name) like lower(?)', [`${escapeLike(p.display_name)}%`])
+  if (p.email) query.whereRaw('lower(users.email) like lower(?)', [`%${escapeLike(p.email)}%`])
+  if (p.by_domain || p.invited_by || p.ip) query.whereRaw('false')
+
+  const rows = await paginate<AdminAccountRow>(query, 'accounts.id', page)
+  const kept: Record<string, string | string[]> = {}
+  for (const [key, value] of Object.entries(p))
+    if (value !== undefined && !key.endsWith('_id')) kept[key] = Array.isArray(value) ? value : String(value)
+  const link =
+    rows.length &&
+    linkHeader(ctx.config.PUBLIC_URL, '/api/v2/admin/accounts', kept, {
       next: rows.length === page.limit ? { max_id: rows[rows.length - 1]!.id } : undefined,
       prev: { min_id: rows[0]!.id },
     })
