@@ -1,7 +1,4 @@
-import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import path from 'node:path'
-import { freePort } from '@roost/testing'
 import { createStatus } from '../../apps/accounts/src/domain/statuses'
 import { favourite } from '../../apps/accounts/src/domain/favourites'
 import type { AccountRow } from '../../apps/accounts/src/entities/account'
@@ -9,8 +6,8 @@ import type { StatusRow } from '../../apps/accounts/src/entities/status'
 import { home } from '../../apps/accounts/src/feeds/store'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
+import { startWorkerProcess } from './worker-process'
 
-const ROOT = path.resolve(__dirname, '../..')
 const STATUSES = 100
 const FANS = 9 // 100 status.created (one watcher each) + 900 favourite.created = 1,000 activities, 1,000 notifications
 
@@ -23,33 +20,6 @@ afterAll(async () => {
   worker?.kill('SIGKILL')
   await stack.stop()
 })
-
-/** The accounts worker as its own process (worker-main.ts), as production runs it. */
-async function startWorker() {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/accounts/src/worker-main.ts'], {
-    cwd: ROOT,
-    // A dead worker's claims lapse after 2 s instead of 30, so the restarted one takes its jobs over quickly.
-    env: {
-      ...process.env,
-      ...stack.env,
-      ACCOUNTS_WORKER_PORT: String(port),
-      ACCOUNTS_WORKER_LOCK_MS: '2000',
-    },
-    stdio: 'ignore',
-  })
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the accounts worker exited with ${child.exitCode}`)
-    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ready) return child
-    if (Date.now() > deadline) throw new Error('the accounts worker did not become ready')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 it('SIGKILL in the middle of 1,000 activities, then a restart: every notification exactly once, every feed complete', async () => {
   const db = stack.accounts.ctx.db
@@ -89,14 +59,14 @@ it('SIGKILL in the middle of 1,000 activities, then a restart: every notificatio
   expect(Number(activities[0]!.n)).toBe(1000)
 
   const count = async () => Number((await db('notifications').count('* as n'))[0]!.n)
-  worker = await startWorker()
+  worker = await startWorkerProcess(stack)
   while ((await count()) < 150) await new Promise((resolve) => setTimeout(resolve, 5))
   worker.kill('SIGKILL')
   await new Promise((resolve) => worker!.once('exit', resolve))
   const atKill = await count()
   expect(atKill).toBeLessThan(1000) // it died in the middle
 
-  worker = await startWorker()
+  worker = await startWorkerProcess(stack)
   await stack.drain(120_000)
   worker.kill('SIGTERM')
   await new Promise((resolve) => worker!.once('exit', resolve))
