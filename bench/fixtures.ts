@@ -110,6 +110,7 @@ export async function createFixtures(stack: BenchStack) {
           )
           .returning(['id', 'user_id'])
         const userOf = new Map(users.map((u) => [u.account_id, u.id]))
+        const accountOf = new Map(users.map((u) => [u.id, u.account_id]))
         const tokenOf = new Map<string, string>()
         for (const t of tokens)
           tokenOf.set(
@@ -119,6 +120,8 @@ export async function createFixtures(stack: BenchStack) {
               scope: 'read write follow push',
               client_id: app.body.client_id,
               sub: t.user_id,
+              // As accounts signs user tokens: the streaming service reads the account from here.
+              account_id: accountOf.get(t.user_id),
             }),
           )
         return accounts.map((a) => ({

@@ -68,12 +68,41 @@ export function cpuNow(watched: Watched[]): Record<string, number> {
   return out
 }
 
-/** CPU ms per process between two `cpuNow` readings, plus their `total`. */
-export function cpuBetween(before: Record<string, number>, after: Record<string, number>) {
+/** A `cpuNow` reading and when it was taken. */
+export interface CpuReading {
+  at: number
+  cpu: Record<string, number>
+}
+
+export const cpuReading = (watched: Watched[]): CpuReading => ({
+  at: performance.now(),
+  cpu: cpuNow(watched),
+})
+
+/**
+ * What each process uses while the stack is quiet (timers, queue polling, health of its connections), in CPU-ms
+ * per second, read over `ms`: subtracted from every scenario's figures so that they count the work of the load.
+ */
+export async function idleCpu(watched: Watched[], ms: number): Promise<Record<string, number>> {
+  const before = cpuReading(watched)
+  await new Promise((resolve) => setTimeout(resolve, ms))
+  const after = cpuReading(watched)
+  const seconds = (after.at - before.at) / 1000
+  return Object.fromEntries(
+    Object.entries(after.cpu).map(([name, v]) => [name, (v - (before.cpu[name] ?? 0)) / seconds]),
+  )
+}
+
+/**
+ * CPU ms per process between two readings, less the idle baseline (`idle`, CPU-ms per second, `idleCpu`) over
+ * the time between them, plus their `total`.
+ */
+export function cpuBetween(before: CpuReading, after: CpuReading, idle: Record<string, number> = {}) {
   const out: Record<string, number> = {}
+  const seconds = (after.at - before.at) / 1000
   let total = 0
-  for (const [name, ms] of Object.entries(after)) {
-    const used = ms - (before[name] ?? 0)
+  for (const [name, ms] of Object.entries(after.cpu)) {
+    const used = Math.max(0, ms - (before.cpu[name] ?? 0) - (idle[name] ?? 0) * seconds)
     out[name] = Math.round(used)
     total += used
   }

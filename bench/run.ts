@@ -6,27 +6,42 @@
  * bench/results/chart.png. What each figure means: docs/performance.md, "npm run bench".
  *
  *   BENCH_SECONDS (default 5)   length of each throughput measurement
- *   BENCH_ONLY                  comma-separated scenarios: depth, gateway, posting, fanout, latency, micro
+ *   BENCH_ONLY                  comma-separated scenarios: depth, gateway, posting, fanout, scale, latency,
+ *                               streaming, micro
+ *   BENCH_STREAMING_CLIENTS     WebSocket clients of the streaming scenario (default 1000)
+ *   BENCH_PORT_BASE (4800)      first of the bench's ports (bench/stack.ts)
  *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
+ *   BENCH_PG_STATS=dir          load pg_stat_statements; the statements of each posting scenario go to dir
  *   BENCH_OUT (bench/results)   where results.json and chart.png go
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { renderChart } from './chart'
+import { fanOutScaleScenario } from './fanout-scale'
 import { createFixtures, startPushSink } from './fixtures'
-import { memory, sampleMemory } from './procstat'
+import { idleCpu, memory, sampleMemory } from './procstat'
+import { PG_STATS_OPTIONS, pgStatements } from './pgstats'
 import { benchPush } from './push'
 import { depthScenario, gatewayRatio } from './reads'
 import { startBenchStack } from './stack'
+import { streamingScenario } from './streaming'
 import { benchTokens } from './tokens'
-import { encryptionCeiling, fanOutScenario, latencyScenario, postingScenario, round } from './write-path'
+import {
+  encryptionCeiling,
+  fanOutScenario,
+  latencyScenario,
+  postingScenario,
+  round,
+  settle,
+} from './write-path'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim())
 const wanted = (name: string) => !only || only.includes(name)
 const out = path.resolve(process.env.BENCH_OUT ?? path.join(__dirname, 'results'))
 const profileDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined
+const pgStatsDir = process.env.BENCH_PG_STATS ? path.resolve(process.env.BENCH_PG_STATS) : undefined
 
 const log = (...args: unknown[]) => console.log(...args)
 
@@ -56,15 +71,22 @@ async function main() {
 
   const stack = await startBenchStack({
     env: profileDir ? { ROOST_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
+    postgresOptions: pgStatsDir ? PG_STATS_OPTIONS : undefined,
   })
   const memorySampler = sampleMemory(stack.watched)
   const sink = await startPushSink()
   const fixtures = await createFixtures(stack)
+  if (pgStatsDir) mkdirSync(pgStatsDir, { recursive: true })
+  const statements = await pgStatements(fixtures.db, pgStatsDir)
   try {
     const authors = await fixtures.users(50, 'author')
     const targets = await fixtures.users(400, 'reader')
     await fixtures.subscribe(targets, sink)
     log(`fixtures: ${authors.length} authors, ${targets.length} readers with push subscriptions`)
+    await settle(fixtures, stack)
+    const idle = await idleCpu(stack.watched, 4000)
+    results.idleCpuMsPerSecond = Object.fromEntries(Object.entries(idle).map(([k, v]) => [k, round(v)]))
+    log(`idle CPU (ms/s, subtracted from the CPU figures): ${JSON.stringify(results.idleCpuMsPerSecond)}`)
 
     if (wanted('depth')) {
       const [author, viewer] = await fixtures.users(2, 'deep')
@@ -95,14 +117,17 @@ async function main() {
     if (wanted('posting')) {
       const posting = []
       for (const mentions of [0, 1, 10]) {
+        await statements.reset()
         const r = await postingScenario(stack, fixtures, sink, {
           authors,
           targets,
           mentions,
           seconds,
           connections: 20,
+          idle,
         })
         posting.push(r)
+        await statements.dump(`posting-${mentions}`, r.posts)
         log(
           `posting, ${mentions} mention(s): ${r.postsPerSecond} posts/s (p99 ${r.p99Ms} ms, ${r.errors} errors), ${r.cpuMsPerPost} CPU-ms per post (${JSON.stringify(r.cpuMsPerPostByProcess)})`,
         )
@@ -116,6 +141,7 @@ async function main() {
         targets,
         posts: Math.max(100, seconds * 60),
         connections: 20,
+        idle,
       })
       const factor = r.cpuMsPerDelivery / ceiling.cpuMsPerMessage
       results.fanOut = {
@@ -125,6 +151,15 @@ async function main() {
       }
       log(
         `fan-out 10: ${r.deliveriesPerSecond} deliveries/s = ${round(r.deliveriesPerSecond / ceiling.perSecondOneCore)} of the ceiling; ${r.cpuMsPerDelivery} CPU-ms per delivered push = ${factor.toFixed(1)}× the encryption (${JSON.stringify(r.cpuMsPerDeliveryByProcess)})`,
+      )
+    }
+
+    if (wanted('scale')) {
+      const [author] = await fixtures.users(1, 'popular')
+      const r = await fanOutScaleScenario(stack, fixtures, { author: author!, followers: 10_000 })
+      results.fanOutScale = r
+      log(
+        `one status to ${r.followers} followers: ${r.seconds} s (${r.secondsRatio}× a bare pipelined ZADD of the same ids, ${r.baselineSeconds} s), ${r.redisCommands} Redis commands (${r.commandsRatio}× the ZADDs' ${r.baselineRedisCommands}); reached ${r.reached}`,
       )
     }
 
@@ -138,6 +173,21 @@ async function main() {
       results.latency = r
       log(
         `latency at ${r.targetRate} posts/s (achieved ${r.achievedRate}), one mention: event → push p50 ${r.eventToPushMs.p50} ms, p99 ${r.eventToPushMs.p99} ms; request p99 ${r.requestMs.p99} ms`,
+      )
+    }
+
+    if (wanted('streaming')) {
+      const clients = Number(process.env.BENCH_STREAMING_CLIENTS ?? 1000)
+      const users = await fixtures.users(clients, 'listener')
+      // Latency at 3 events/s (3,000 deliveries/s), under the burst throughput even on a loaded 2-core machine.
+      const r = await streamingScenario(stack, users, {
+        burst: 200,
+        rate: 3,
+        seconds: Math.max(10, seconds * 2),
+      })
+      results.streaming = r
+      log(
+        `streaming, ${r.clients} WebSocket clients on public: ${r.roost.deliveredPerSecond} events delivered/s (bare ws ${r.bare.deliveredPerSecond}/s): ${r.deliveredRatio}×; latency at ${r.rate} events/s p50 ${r.roost.latencyMs.p50} ms, p99 ${r.roost.latencyMs.p99} ms (bare ${r.bare.latencyMs.p50} / ${r.bare.latencyMs.p99} ms); memory ${r.roost.memoryKbPerConnection} KB per connection (bare ${r.bare.memoryKbPerConnection} KB)`,
       )
     }
 

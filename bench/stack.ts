@@ -9,15 +9,21 @@ import type { Watched } from './procstat'
 
 const ROOT = path.resolve(__dirname, '..')
 
-/** The bench's ports (48xx): the stack's five processes, its own Postgres and Redis. */
+/**
+ * The bench's ports (48xx, or from BENCH_PORT_BASE so that two benches can run at once): the stack's six
+ * processes, its own Postgres and Redis, and the streaming scenario's baseline server.
+ */
+const base = Number(process.env.BENCH_PORT_BASE ?? 4800)
 export const PORTS = {
-  gateway: 4800,
-  accounts: 4801,
-  push: 4802,
-  pushWorker: 4803,
-  accountsWorker: 4804,
-  postgres: 4810,
-  redis: 4811,
+  gateway: base,
+  accounts: base + 1,
+  push: base + 2,
+  pushWorker: base + 3,
+  accountsWorker: base + 4,
+  streaming: base + 5,
+  postgres: base + 10,
+  redis: base + 11,
+  streamingBaseline: base + 15,
 }
 
 export interface BenchStackOptions {
@@ -25,6 +31,8 @@ export interface BenchStackOptions {
   env?: Record<string, string>
   /** Where the processes' logs go (LOG_DESTINATION); by default a file in the data directory. */
   log?: string
+  /** Extra Postgres server options (e.g. `-c shared_preload_libraries=pg_stat_statements`). */
+  postgresOptions?: string
 }
 
 /**
@@ -41,7 +49,7 @@ export async function startBenchStack(options: BenchStackOptions = {}) {
   const redisUrl = `redis://127.0.0.1:${PORTS.redis}`
   if (await postgresAnswers(databaseUrl)) throw new Error(`something already answers at ${databaseUrl}`)
   if (await redisAnswers(redisUrl)) throw new Error(`something already answers at ${redisUrl}`)
-  const postgres = startEmbeddedPostgres(pgDir, PORTS.postgres)
+  const postgres = startEmbeddedPostgres(pgDir, PORTS.postgres, options.postgresOptions)
   const redis = startEmbeddedRedis(path.join(dataDir, 'redis'), PORTS.redis)
   for (let i = 0; !(await redisAnswers(redisUrl)); i++) {
     if (i > 100) throw new Error('the bench Redis did not start')
@@ -58,6 +66,7 @@ export async function startBenchStack(options: BenchStackOptions = {}) {
     PUSH_PORT: String(PORTS.push),
     PUSH_WORKER_PORT: String(PORTS.pushWorker),
     ACCOUNTS_WORKER_PORT: String(PORTS.accountsWorker),
+    STREAMING_PORT: String(PORTS.streaming),
     PUBLIC_URL: `http://127.0.0.1:${PORTS.gateway}`,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -109,6 +118,7 @@ export async function startBenchStack(options: BenchStackOptions = {}) {
     watched,
     gatewayUrl: `http://127.0.0.1:${PORTS.gateway}`,
     accountsUrl: `http://127.0.0.1:${PORTS.accounts}`,
+    streamingUrl: `http://127.0.0.1:${PORTS.streaming}`,
     output: () => output,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve))

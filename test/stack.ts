@@ -24,6 +24,8 @@ export interface StackOptions {
   env?: Record<string, string>
   /** false: no accounts worker in this process (a test runs it as a child process of its own). */
   accountsWorker?: boolean
+  /** false: no push worker in this process (a fault test runs it as a child process of its own). */
+  pushWorker?: boolean
 }
 
 /** One signing key per test process: generating is cheap, but there is no reason to do it per stack. */
@@ -70,8 +72,11 @@ export async function startStack(options: StackOptions = {}) {
   await accountsWorker?.start(0)
   const push = await createPushService(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
   const pushUrl = `http://127.0.0.1:${await push.start(0)}`
-  const pushWorker = await createPushWorker(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
-  await pushWorker.start(0)
+  const pushWorker =
+    options.pushWorker === false
+      ? undefined
+      : await createPushWorker(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
+  await pushWorker?.start(0)
   const streaming = await createStreamingService(loadStreamingConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
   const streamingUrl = `http://127.0.0.1:${await streaming.start(0)}`
   const gateway = await createGateway(
@@ -85,6 +90,32 @@ export async function startStack(options: StackOptions = {}) {
     connection: queueConnection,
     prefix: bullPrefix(env.REDIS_PREFIX!),
   })
+  const inbox = new Queue(QUEUES.inbox, {
+    connection: queueConnection,
+    prefix: bullPrefix(env.REDIS_PREFIX!),
+  })
+  const deliveries = new Queue(QUEUES.deliveries, {
+    connection: queueConnection,
+    prefix: bullPrefix(env.REDIS_PREFIX!),
+  })
+  // The push queues, watched here when the push worker runs in a process of its own.
+  const pushQueues = pushWorker
+    ? []
+    : [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents].map(
+        (name) => new Queue(name, { connection: queueConnection, prefix: bullPrefix(env.REDIS_PREFIX!) }),
+      )
+  const pushIdle = async (timeoutMs: number) => {
+    if (pushWorker) return pushWorker.idle(timeoutMs)
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const counts = await Promise.all(
+        pushQueues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
+      )
+      if (counts.every((c) => Object.values(c).every((n) => n === 0))) return
+      if (Date.now() > deadline) throw new Error(`push queues still busy: ${JSON.stringify(counts)}`)
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
   const db = accounts.ctx.db
 
   let users = 0
@@ -97,7 +128,11 @@ export async function startStack(options: StackOptions = {}) {
     accounts,
     accountsWorker,
     push,
-    pushWorker,
+    /** The in-process push worker (absent with `pushWorker: false`). */
+    get pushWorker() {
+      if (!pushWorker) throw new Error('this stack runs its push worker in a process of its own')
+      return pushWorker
+    },
     streaming,
     gateway,
     /** supertest against the gateway. */
@@ -164,12 +199,18 @@ export async function startStack(options: StackOptions = {}) {
       const quiet = async () => {
         const [outbox] = await db('outbox').whereNull('published_at').count('* as n')
         const counts = await activities.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
-        return Number(outbox!.n) === 0 && Object.values(counts).every((n) => n === 0)
+        const received = await inbox.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+        // Deliveries waiting for a retry (the peer down) do not hold the pipeline up.
+        const sending = await deliveries.getJobCounts('waiting', 'active', 'prioritized')
+        return (
+          Number(outbox!.n) === 0 &&
+          [counts, received, sending].every((c) => Object.values(c).every((n) => n === 0))
+        )
       }
       for (;;) {
         await accountsWorker?.relay.flush()
         if (await quiet()) {
-          await pushWorker.idle(Math.max(deadline - Date.now(), 1))
+          await pushIdle(Math.max(deadline - Date.now(), 1))
           if (await quiet()) return
         }
         if (Date.now() > deadline) throw new Error('the activities pipeline did not become quiet')
@@ -180,10 +221,13 @@ export async function startStack(options: StackOptions = {}) {
     async stop() {
       await gateway.stop()
       await streaming.stop()
-      await pushWorker.stop()
+      await pushWorker?.stop()
       await push.stop()
       await accountsWorker?.stop()
       await activities.close()
+      await inbox.close()
+      await deliveries.close()
+      for (const queue of pushQueues) await queue.close()
       await queueConnection.quit().catch(() => queueConnection.disconnect())
       await accounts.stop()
     },

@@ -40,7 +40,7 @@ const withDatabase = (url: string, database: string) => {
 }
 
 /** initdb, pg_ctl: on PATH (Debian links them there in some images) or under /usr/lib/postgresql/<major>/bin. */
-function findBinaries(): string | undefined {
+export function findBinaries(): string | undefined {
   const onPath = spawnSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' }).stdout.trim()
   if (onPath && existsSync(path.join(path.dirname(onPath), 'initdb'))) return path.dirname(onPath)
   const root = '/usr/lib/postgresql'
@@ -56,8 +56,9 @@ const isRoot = () => process.getuid?.() === 0
 /**
  * A PostgreSQL server of the machine's own binaries, its data kept in `dir` across runs. Postgres refuses to
  * run as root, so as root it runs as the `postgres` user (the Debian package creates it) on a directory it owns.
+ * `extraOptions`: more server options (`-c name=value …`), e.g. the bench's pg_stat_statements.
  */
-export function startEmbeddedPostgres(dir: string, port: number) {
+export function startEmbeddedPostgres(dir: string, port: number, extraOptions = '') {
   const bin = findBinaries()
   if (!bin)
     throw new Error(
@@ -89,7 +90,7 @@ export function startEmbeddedPostgres(dir: string, port: number) {
       // not running: a stale pid file, which postgres itself clears
     }
   }
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir}`
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} ${extraOptions}`.trim()
   run('pg_ctl', ['-D', dir, '-o', options, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'])
   return {
     url: `postgres://postgres@127.0.0.1:${port}/roost`,

@@ -94,6 +94,6 @@ describe('body limits and timeouts at the gateway', () => {
       socket.on('close', () => resolve(Date.now() - started))
     })
     expect(received).toMatch(/^HTTP\/1\.1 408/)
-    expect(closed).toBeLessThan(3000)
+    expect(closed).toBeLessThan(10_000) // 500 ms configured: closed by the timeout, not left open
   })
 })

@@ -60,6 +60,29 @@ describe('credential guessing is throttled (RATE_LIMIT_SIGN_IN_*)', () => {
     expect((await tokenRequest(newAddress(), right)).status).toBe(200)
   })
 
+  it('IPv6 addresses count by their /64: 8 wrong secrets from 8 addresses of one /64, then 429 for all of it', async () => {
+    const prefix = `2001:db8:${(++addresses).toString(16)}:1`
+    for (let i = 0; i < 8; i++) {
+      const app = await stack.registerApp('read')
+      const res = await tokenRequest(`${prefix}::${(i + 1).toString(16)}`, {
+        grant_type: 'client_credentials',
+        client_id: app.client_id,
+        client_secret: 'not the secret',
+      })
+      expectRefused(res, 401)
+    }
+    const app = await stack.registerApp('read')
+    const right = {
+      grant_type: 'client_credentials',
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    }
+    // Another address of the same /64 (another spelling too) is the same subject; the neighbouring /64 is not.
+    expectThrottled(await tokenRequest(`${prefix}:ffff:ffff:ffff:ffff`, right))
+    expectThrottled(await tokenRequest(`${prefix.toUpperCase()}:0:0:0:abcd`, right))
+    expect((await tokenRequest(`${prefix.replace(/:1$/, ':2')}::1`, right)).status).toBe(200)
+  })
+
   it('wrong passwords for one account from many addresses: 5, then 429 for that account only', async () => {
     const user = await stack.createUser()
     const other = await stack.createUser()

@@ -41,15 +41,18 @@ it('SIGKILL in the middle of 1,000 activities, then a restart: every notificatio
   const statuses: StatusRow[] = []
   for (let i = 0; i < STATUSES; i++)
     statuses.push(
-      await db.transaction((trx) =>
-        createStatus(trx, authorRow, {
-          text: `post ${i}`,
-          spoilerText: '',
-          sensitive: false,
-          visibility: 'public',
-          language: null,
-          mediaIds: [],
-        }),
+      await db.transaction(
+        async (trx) =>
+          (
+            await createStatus(trx, authorRow, {
+              text: `post ${i}`,
+              spoilerText: '',
+              sensitive: false,
+              visibility: 'public',
+              language: null,
+              mediaIds: [],
+            })
+          ).status,
       ),
     )
   await db.transaction(async (trx) => {

@@ -6,9 +6,9 @@ import { eventPublisher, subscribedUser } from '../push/helpers'
 
 // Issue #9, findings 3 and 14: the fan-out's claim and the queueing of the delivery were two steps, so a worker
 // dying between them lost the push for 48 h; and a delivery retried after its worker died re-sent a push the push
-// service had already accepted. Now the fan-out only queues (deterministic job ids), the delivery claims, and the
-// claim records the push service's acknowledgement before the job completes. These tests replay each crash point
-// by redoing the step that a dead worker would leave for its successor.
+// service had already accepted. Now the fan-out only queues (deterministic job ids), and the delivery records the
+// push service's acknowledgement in Postgres before the job completes. These tests replay each crash point by
+// redoing the step that a dead worker would leave for its successor.
 let stack: Stack
 let receiver: PushReceiver
 let events: ReturnType<typeof eventPublisher>
@@ -34,7 +34,7 @@ it('a fan-out redone after the first queued everything (a crash before it comple
   for (const event of sent) await events.publish(event)
   await stack.drain()
   // The same notification.created again (the relay's at-least-once replay, or a fan-out job retried), after
-  // BullMQ has already dropped the finished delivery jobs: the deliveries' claims stop every second push.
+  // BullMQ has already dropped the finished delivery jobs: the acknowledgements stop every second push.
   await stack.pushWorker.queues.deliveries.clean(0, 1000, 'completed')
   for (const event of sent) await events.publish(event, `replay-${event.notificationId}`)
   await stack.drain()
@@ -58,7 +58,7 @@ it('a delivery job whose worker died after the push service accepted it sends no
   expect(pushesOf(event.notificationId)).toBe(1)
 })
 
-it('a delivery retried after a 500 (the same job) is still sent: its own claim does not stop it', async () => {
+it('a delivery retried after a 500 (the same job) is still sent', async () => {
   const user = await subscribedUser(stack, receiver, { answers: [{ status: 500 }] })
   const event = events.event(user, 'reblog')
   await events.publish(event)

@@ -1,10 +1,14 @@
+import { startPushReceiver } from '@roost/testing'
 import { bearer, eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
+import { subscribedUser } from '../push/helpers'
 
 // Issue #9, finding 4: Redis coming back empty undid security state until accounts restarted: a revoked token
 // worked again, and a no_access IP block stopped applying. This test deletes the stack's own keys (what an
 // empty Redis looks like to it; never FLUSHALL on a shared Redis) and checks that a revoked token is never
-// accepted meanwhile, and that accounts republishes everything from Postgres by itself.
+// accepted meanwhile, and that accounts republishes everything from Postgres by itself. Then it loses every key
+// of the stack while a notification waits in a queue: the relay publishes the recent events again, and the
+// notification is pushed once, while what had been pushed already is not pushed again.
 let stack: Stack
 beforeAll(async () => {
   stack = await startStack({ env: { TRUSTED_PROXIES: '127.0.0.1,::1' } })
@@ -52,3 +56,60 @@ it('a revoked token stays refused and the IP rules come back, without restarting
   await stack.api().get('/api/v1/instance').expect(200)
   expect((await fetch(`${stack.accountsUrl}/health/ready`)).status).toBe(200)
 })
+
+/** Every key of this stack: what Redis coming back empty looks like to it. */
+async function loseEveryKey(stack: Stack) {
+  const redis = stack.accounts.ctx.redis
+  const prefix = stack.env.REDIS_PREFIX!
+  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+    const keys: string[] = []
+    let cursor = '0'
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
+      keys.push(...found)
+      cursor = next
+    } while (cursor !== '0')
+    if (keys.length) await redis.del(...keys)
+  }
+}
+
+it('a notification queued when Redis loses its data is pushed once, and nothing already pushed again', async () => {
+  const receiver = await startPushReceiver({ vapidPublicKey: stack.env.VAPID_PUBLIC_KEY! })
+  try {
+    const recipient = await subscribedUser(stack, receiver)
+    const author = await stack.userToken('read write', await stack.createUser())
+    const mention = (text: string) =>
+      stack
+        .api()
+        .post('/api/v1/statuses')
+        .set(bearer(author))
+        .send({ status: `@${recipient.username} ${text}` })
+        .expect(200)
+    const pushed = () =>
+      receiver.received
+        .filter((m) => m.endpoint === recipient.endpoint && m.status < 300)
+        .map((m) => String(m.payload.notification_id))
+    await mention('before the loss')
+    await stack.drain()
+    expect(pushed()).toHaveLength(1)
+
+    // The push worker takes no notification for now: the next one waits in Redis when Redis loses everything.
+    const notifications = stack.pushWorker.queues.notifications
+    await notifications.pause()
+    await mention('in flight')
+    await eventually(async () => (await notifications.getWaitingCount()) === 1, 60_000)
+    await loseEveryKey(stack)
+
+    // The relay finds its marker gone and publishes the last minutes' events again, under their own job ids.
+    await eventually(async () => pushed().length >= 2, 60_000)
+    await stack.drain(60_000)
+    const ids: { id: string }[] = await stack.accounts.ctx
+      .db('notifications')
+      .where({ account_id: recipient.accountId })
+      .select('id')
+    expect(ids).toHaveLength(2)
+    expect(pushed().sort()).toEqual(ids.map((n) => String(n.id)).sort())
+  } finally {
+    await receiver.close()
+  }
+}, 120_000)

@@ -33,6 +33,10 @@ afterAll(async () => {
   await stack.stop()
 })
 
+// How far ahead the poll ends and the status is scheduled: time enough to start and kill a worker process first
+// on a slow, loaded machine.
+const LEAD_MS = 75_000
+
 const notificationsOf = async (user: TestUser, type: string) =>
   (await user.get(`/api/v1/notifications?types[]=${type}`).expect(200)).body as {
     status: { id: string }
@@ -40,13 +44,16 @@ const notificationsOf = async (user: TestUser, type: string) =>
 
 it('a poll and a scheduled status made with no worker running, the worker SIGKILLed before their moment, another started: each done once', async () => {
   // No worker yet: the timers wait in the outbox.
-  const at = new Date(Date.now() + 45_000).toISOString()
+  const at = new Date(Date.now() + LEAD_MS).toISOString()
   const scheduled = (
     await alice.post('/api/v1/statuses', { status: 'scheduled across a crash', scheduled_at: at }).expect(200)
   ).body
   const status = (
     await alice
-      .post('/api/v1/statuses', { status: 'Which?', poll: { options: ['a', 'b'], expires_in: 45 } })
+      .post('/api/v1/statuses', {
+        status: 'Which?',
+        poll: { options: ['a', 'b'], expires_in: LEAD_MS / 1000 },
+      })
       .expect(200)
   ).body
   await bob.post(`/api/v1/polls/${status.poll.id}/votes`, { choices: ['0'] }).expect(200)
@@ -67,8 +74,12 @@ it('a poll and a scheduled status made with no worker running, the worker SIGKIL
   // Started again (on this loaded machine, maybe only after the end: the job is then due at once).
   worker = await startWorkerProcess(stack)
   const db = stack.accounts.ctx.db
-  await eventually(async () => (await notificationsOf(bob, 'poll')).length > 0, 60_000)
-  await eventually(async () => !(await db('scheduled_statuses').where({ id: scheduled.id }).first()), 60_000)
+  const dueWithin = Math.max(0, Math.max(endsAt, Date.parse(at)) - Date.now()) + 60_000
+  await eventually(async () => (await notificationsOf(bob, 'poll')).length > 0, dueWithin)
+  await eventually(
+    async () => !(await db('scheduled_statuses').where({ id: scheduled.id }).first()),
+    dueWithin,
+  )
   await stack.drain()
   await stopWorkerProcess(worker, 'SIGTERM')
 
@@ -85,4 +96,4 @@ it('a poll and a scheduled status made with no worker running, the worker SIGKIL
   })
   expect(events.filter((e) => e.payload.type === 'poll')).toHaveLength(2)
   expect((await db('polls').where({ id: status.poll.id }).first()).expiry_notified_at).not.toBeNull()
-}, 180_000)
+}, 240_000)

@@ -246,7 +246,7 @@ describe('merge, unmerge, block, mute, deletion', () => {
 })
 
 describe('Redis holds only what Postgres rebuilds', () => {
-  it('after every key of the stack’s prefix is deleted, the next read is 206, then the full feed', async () => {
+  it('after every key of the stack’s prefix is deleted, the feed comes back in full', async () => {
     const [me, friend] = [await reader(stack), await reader(stack)]
     await follow(me, friend)
     const expected = [await post(friend, 'one'), await post(me, 'two'), await post(friend, 'three')].reverse()
@@ -264,8 +264,12 @@ describe('Redis holds only what Postgres rebuilds', () => {
     }
     // Tokens cannot be judged until accounts has republished the revocation list it lost (docs/security.md).
     await eventually(async () => (await redis.exists(`${prefix}:revoked-tokens:complete`)) === 1)
+    // The relay publishes the last minutes' events again (docs/activities.md, "When Redis loses its data"), this
+    // feed's first home_feed.missing among them: the feed may be rebuilt before the read (200) or be asked for by
+    // it (206); the full feed either way.
+    await eventually(async () => (await redis.exists(`${prefix}:outbox:queues-intact`)) === 1)
     await stack.drain()
-    await me.get('/api/v1/timelines/home').expect(206)
+    expect([200, 206]).toContain((await me.get('/api/v1/timelines/home')).status)
     expect(await home(me)).toEqual(expected)
   })
 })
@@ -274,8 +278,13 @@ describe('Link walks', () => {
   it('walks 250 items down with next and back up with prev', async () => {
     const [me, prolific] = [await reader(stack), await reader(stack)]
     await follow(me, prolific)
+    // Ten at a time (a loaded machine takes long over 250 posts one by one); the feed's order is the ids' order.
     const posted: string[] = []
-    for (let i = 0; i < 250; i++) posted.unshift(await post(prolific, `post ${i}`))
+    for (let i = 0; i < 250; i += 10)
+      posted.push(
+        ...(await Promise.all(Array.from({ length: 10 }, (_, k) => post(prolific, `post ${i + k}`)))),
+      )
+    posted.sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0))
     await stack.drain()
 
     const down: string[] = []
@@ -298,5 +307,5 @@ describe('Link walks', () => {
       path = res.body.length ? links(res.headers.link).prev?.slice(stack.url.length) : undefined
     }
     expect(up.flat()).toEqual(posted)
-  }, 120_000)
+  }, 300_000)
 })

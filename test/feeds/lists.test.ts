@@ -282,6 +282,23 @@ describe('exclusive lists', () => {
   })
 })
 
+describe('edits', () => {
+  it('run the home and list fan-out again: a status kept out by a muted mention arrives once the mention is edited out', async () => {
+    const [me, member, muted] = [await reader(stack), await reader(stack), await reader(stack)]
+    await follow(me, member)
+    await me.post(`/api/v1/accounts/${muted.id}/mute`).expect(200)
+    const list = await newList(me)
+    await addTo(me, list.id, member).expect(200)
+    expect(await listFeed(me, list.id)).toEqual([])
+    const id = await post(member, `hello @${muted.username}`)
+    expect(await home(me)).toEqual([])
+    expect(await listFeed(me, list.id)).toEqual([])
+    await put(member, `/api/v1/statuses/${id}`, { status: 'hello' }).expect(200)
+    expect(await home(me)).toEqual([id])
+    expect(await listFeed(me, list.id)).toEqual([id])
+  })
+})
+
 describe('replies policies', () => {
   it('followed: replies to followed accounts; list: replies to members; none: no replies to others', async () => {
     const [me, member, otherMember, followedOnly, stranger] = [

@@ -199,4 +199,28 @@ describe('followed tags', () => {
     await me.post('/api/v1/tags/knitting/unfollow').expect(200)
     expect(await ids(stack, me)).toEqual([mine, fromFriend, both])
   })
+
+  it('an edit that adds a followed hashtag runs the tag fan-out again: the status reaches the tag’s followers', async () => {
+    const [me, stranger, follower] = [await reader(stack), await reader(stack), await reader(stack)]
+    await follower.post(`/api/v1/accounts/${stranger.id}/follow`).expect(200)
+    await follow(me, 'Pottery')
+    const id = await post(stranger, 'a bowl')
+    const other = await post(stranger, 'a vase #pottery')
+    expect(await ids(stack, me)).toEqual([other])
+    expect(await ids(stack, follower)).toEqual([other, id])
+    const edit = (status: string) =>
+      stack
+        .api()
+        .put(`/api/v1/statuses/${id}`)
+        .set('Authorization', `Bearer ${stranger.token}`)
+        .send({ status })
+        .expect(200)
+    await edit('a bowl #Pottery')
+    // In its place by id, not on top; the author's followers keep their one copy.
+    expect(await ids(stack, me)).toEqual([other, id])
+    expect(await ids(stack, follower)).toEqual([other, id])
+    // Edited again, with the tag still there: nothing moves, nothing doubles.
+    await edit('a round bowl #pottery')
+    expect(await ids(stack, me)).toEqual([other, id])
+  })
 })

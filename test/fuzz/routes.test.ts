@@ -152,5 +152,5 @@ describe('fuzzing every route of the table', () => {
 
     for (const url of [stack.url, stack.accountsUrl, stack.pushUrl, stack.pushWorker.url])
       expect((await fetch(`${url}/health/ready`)).status).toBe(200)
-  }, 300_000)
+  }, 600_000)
 })

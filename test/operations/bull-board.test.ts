@@ -87,5 +87,5 @@ describe('Bull Board at /admin/queues', () => {
     } finally {
       await browser.close()
     }
-  }, 60_000)
+  }, 180_000)
 })

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import net from 'node:net'
 import path from 'node:path'
 import { parseAllDocuments } from 'yaml'
 
@@ -134,6 +135,53 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
       to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'streaming' } } }],
       ports: [{ protocol: 'TCP', port: 3005 }],
     })
+  })
+
+  it('lets accounts and its worker reach other servers on the internet (443, 80), never cluster or private ranges', () => {
+    /** Whether a NetworkPolicy lets its pods connect to `ip`:`port` over TCP (DNS and in-cluster pod selectors aside). */
+    const allows = (policy: K8sObject, ip: string, port: number) =>
+      (policy.spec.egress ?? []).some(
+        (rule: { to?: { ipBlock?: { cidr: string; except?: string[] } }[]; ports?: { port: number }[] }) => {
+          if (rule.ports && !rule.ports.some((p) => p.port === port)) return false
+          if (!rule.to) return true
+          return rule.to.some(({ ipBlock }) => {
+            if (!ipBlock) return false
+            const family = net.isIPv6(ip) ? 'ipv6' : 'ipv4'
+            const inside = (cidr: string) => {
+              const [address, prefix] = cidr.split('/')
+              if (net.isIPv6(address!) !== (family === 'ipv6')) return false
+              const list = new net.BlockList()
+              list.addSubnet(address!, Number(prefix), family)
+              return list.check(ip, family)
+            }
+            return inside(ipBlock.cidr) && !(ipBlock.except ?? []).some(inside)
+          })
+        },
+      )
+    for (const name of ['accounts', 'accounts-worker']) {
+      const policy = policies.find((p) => p.metadata.name === name)!
+      // A peer on the internet, over HTTPS and HTTP, IPv4 and IPv6.
+      for (const ip of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])
+        for (const port of [443, 80])
+          expect([name, ip, port, allows(policy, ip, port)]).toEqual([name, ip, port, true])
+      // Pods, services, nodes, cloud metadata, loopback: refused on the web ports.
+      for (const ip of [
+        '10.0.0.1',
+        '172.20.3.4',
+        '192.168.1.1',
+        '169.254.169.254',
+        '100.64.0.1',
+        '127.0.0.1',
+        'fd00::1',
+        'fe80::1',
+      ])
+        for (const port of [443, 80])
+          expect([name, ip, port, allows(policy, ip, port)]).toEqual([name, ip, port, false])
+      // Postgres and Redis (in the cluster in dev, managed services in production) stay reachable; other ports do not.
+      expect(allows(policy, '10.0.0.5', 5432)).toBe(true)
+      expect(allows(policy, '10.0.0.6', 6379)).toBe(true)
+      expect(allows(policy, '93.184.216.34', 22)).toBe(false)
+    }
   })
 
   it('has Services, one Ingress to the gateway, HPAs, PDBs and one migration Job per schema', () => {

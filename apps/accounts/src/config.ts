@@ -31,7 +31,15 @@ const federationEnv = {
    * private addresses (which the outbound client otherwise refuses after DNS resolution).
    */
   FEDERATION_ALLOW_HTTP: envFlag(false),
+  /**
+   * Secure mode (Mastodon's AUTHORIZED_FETCH): actors, their collections and statuses are served only to requests
+   * signed by a server that is not suspended (the instance actor and discovery stay open).
+   */
+  AUTHORIZED_FETCH: envFlag(false),
 }
+
+/** Where uploaded avatars, headers and attachments, and cached remote attachments, are kept (served at /media/<file>). */
+const MEDIA_DIR = z.string().default('.data/media')
 
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
@@ -62,8 +70,7 @@ export const accountsEnv = baseEnv.extend({
   RATE_LIMIT_SIGN_IN_ACCOUNT: envRate('25/3600'),
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
-  /** Where uploaded avatars, headers and attachments are kept (served back at /media/<file>). */
-  MEDIA_DIR: z.string().default('.data/media'),
+  MEDIA_DIR,
   /**
    * Who may sign up through POST /api/v1/accounts (Mastodon's `registrations_mode`): `open` (accounts work at
    * once), `approved` (accounts wait for a moderator) or `none` (closed: 403). Open by default so a development
@@ -87,6 +94,12 @@ export const accountsEnv = baseEnv.extend({
    */
   MAX_FOLLOWS_THRESHOLD: z.coerce.number().int().min(0).default(7500),
   MAX_FOLLOWS_RATIO: z.coerce.number().min(0).default(1.1),
+  /**
+   * Who sees GET /api/v1/instance/domain_blocks (Mastodon's `show_domain_blocks`): `disabled` (404), `users`
+   * (signed-in users) or `all`; and who sees the public comment of each (`show_domain_blocks_rationale`).
+   */
+  SHOW_DOMAIN_BLOCKS: z.enum(['disabled', 'users', 'all']).default('disabled'),
+  SHOW_DOMAIN_BLOCKS_RATIONALE: z.enum(['disabled', 'users', 'all']).default('disabled'),
   /** The server's name in /api/v2/instance. */
   INSTANCE_TITLE: z.string().default('Roost'),
   /** A short description for /api/v2/instance. */
@@ -109,6 +122,16 @@ export const accountsWorkerEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
   POLL_MIN_EXPIRATION_SECONDS,
   ...federationEnv,
+  MEDIA_DIR,
+  /**
+   * The largest attachment of a remote status the worker copies (Mastodon's 16 MB image limit); a larger one stays
+   * linked to its server (docs/federation.md, "Remote media").
+   */
+  REMOTE_MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**
@@ -116,6 +139,17 @@ export const accountsWorkerEnv = baseEnv.extend({
    * over this long after it stopped renewing (BullMQ's lockDuration and stalledInterval).
    */
   ACCOUNTS_WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  /**
+   * The first retry of a failed delivery to another server waits this long, each next one twice as long; with
+   * 14 attempts the default spans about a week, as Mastodon's retries (docs/federation.md, "Delivery"). Tests
+   * lower it.
+   */
+  FEDERATION_RETRY_BASE_MS: z.coerce.number().int().min(1).default(60_000),
+  /**
+   * Deliveries in flight to one host at most, across every worker process (docs/federation.md, "Delivery"), so
+   * that a slow server holds a few of the workers' slots, not all of them.
+   */
+  FEDERATION_HOST_CONCURRENCY: z.coerce.number().int().positive().default(4),
 })
 
 export type AccountsWorkerConfig = z.infer<typeof accountsWorkerEnv>

@@ -4,8 +4,10 @@ import type { LoginRefusals, RevocationList, TokenVerifier } from '@roost/auth'
 import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
 import type { AccountsConfig } from './config'
+import type { Federation } from './federation/client'
 import type { FeedStore } from './feeds/store'
 import type { SigningKeys } from './oauth/keys'
+import type { StreamingPublisher } from './streaming/publisher'
 
 /** What the accounts service's handlers share: built once in service.ts. */
 export interface AccountsContext {
@@ -18,6 +20,10 @@ export interface AccountsContext {
   revocations: RevocationList
   logins: LoginRefusals
   feeds: FeedStore
+  /** Requests to other servers and the federation settings (docs/federation.md). */
+  federation: Federation
+  /** Live events the service itself causes (a conversation marked read); the worker publishes the rest. */
+  streaming: StreamingPublisher
 }
 
 export type AccountsHandler = (ctx: AccountsContext, req: Request, res: Response) => unknown

@@ -16,10 +16,13 @@ import {
   instanceActorDocument,
   instanceActorOutbox,
   noteDocument,
+  createActivityDocument,
   outboxCollection,
   profileOrActor,
   statusPageOrNote,
 } from './federation/actors'
+import { authorizedFetch } from './federation/authorized-fetch'
+import { inbox } from './federation/inbox'
 import { webfinger } from './federation/webfinger'
 import { missingAvatarImage, missingHeaderImage } from './media/defaults'
 import { serveMedia } from './media/storage'
@@ -40,9 +43,63 @@ import {
 } from './api/v1/admin/accounts'
 import { customEmojis } from './api/v1/custom_emojis'
 import { dismiss, listAnnouncements, react, unreact } from './api/v1/announcements'
-import { extendedDescription, instanceRules, translationLanguages } from './api/v1/instance_extras'
+import {
+  extendedDescription,
+  instanceDomainBlocks,
+  instanceRules,
+  translationLanguages,
+} from './api/v1/instance_extras'
 import { getMarkers, postMarkers } from './api/v1/markers'
 import { postReport } from './api/v1/reports'
+import {
+  assignReportToSelf,
+  listAdminReports,
+  reopenReport,
+  resolveReport,
+  showAdminReport,
+  unassignReport,
+} from './api/v1/admin/reports'
+import {
+  accountFeaturedTags,
+  createFeaturedTag,
+  deleteFeaturedTag,
+  deleteSuggestion,
+  directoryRoute,
+  featuredTagSuggestions,
+  featureTagRoute,
+  listFeaturedTags,
+  suggestionsV1,
+  suggestionsV2,
+  trendLinks,
+  trendStatuses,
+  trendTags,
+  unfeatureTagRoute,
+} from './api/v1/discovery'
+import {
+  createFilterStatus,
+  createFilterRoute,
+  createKeyword,
+  deleteFilter,
+  deleteFilterStatus,
+  deleteKeyword,
+  listFilters,
+  listFilterStatuses,
+  listKeywords,
+  showFilter,
+  showFilterStatus,
+  showKeyword,
+  updateFilterRoute,
+  updateKeywordRoute,
+} from './api/v2/filters'
+import {
+  dismissNotificationGroup,
+  listGroupedNotifications,
+  notificationGroupAccounts,
+  showNotificationGroup,
+  unreadGroupCount,
+  unreadNotificationCount,
+} from './api/v2/notifications'
+import { createFilterV1, deleteFilterV1, listFiltersV1, showFilterV1, updateFilterV1 } from './api/v1/filters'
 import {
   accountEndorsements,
   accountNote,
@@ -55,7 +112,7 @@ import { createDomainBlock, deleteDomainBlock, listDomainBlocks } from './api/v1
 import { preferences } from './api/v1/preferences'
 import { instanceV1 } from './api/v1/instance'
 import { instanceV2 } from './api/v2/instance'
-import { searchRoute } from './api/v2/search'
+import { searchRoute, searchRouteV1 } from './api/v2/search'
 import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
 import { followers, following } from './api/v1/accounts/followers'
 import { relationships } from './api/v1/accounts/relationships'
@@ -119,6 +176,13 @@ import {
   showIpBlock,
   updateIpBlock,
 } from './api/v1/admin/ip_blocks'
+import {
+  createDomainBlock as createAdminDomainBlock,
+  deleteDomainBlock as deleteAdminDomainBlock,
+  listDomainBlocks as listAdminDomainBlocks,
+  showDomainBlock as showAdminDomainBlock,
+  updateDomainBlock as updateAdminDomainBlock,
+} from './api/v1/admin/domain_blocks'
 
 /**
  * Every route the accounts service serves, and the handler behind it (files under api/ mirror the URL).
@@ -145,16 +209,19 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/.well-known/webfinger', on(webfinger))
   api.get('/.well-known/nodeinfo', on(nodeinfoLinks))
   api.get('/nodeinfo/2.0', on(nodeinfo))
-  api.get('/@:username', on(profileOrActor))
-  api.get('/@:username/:id', on(statusPageOrNote))
-  api.get('/users/:username', on(actorDocument))
-  api.get('/users/:username/statuses/:id', on(noteDocument))
-  api.get('/users/:username/outbox', on(outboxCollection))
-  api.get('/users/:username/followers', on(followersCollection))
-  api.get('/users/:username/following', on(followingCollection))
-  api.get('/users/:username/collections/featured', on(featuredCollection))
+  api.get('/@:username', on(authorizedFetch('actor', profileOrActor)))
+  api.get('/@:username/:id', on(authorizedFetch('object', statusPageOrNote)))
+  api.get('/users/:username', on(authorizedFetch('actor', actorDocument)))
+  api.get('/users/:username/statuses/:id', on(authorizedFetch('object', noteDocument)))
+  api.get('/users/:username/statuses/:id/activity', on(authorizedFetch('object', createActivityDocument)))
+  api.get('/users/:username/outbox', on(authorizedFetch('object', outboxCollection)))
+  api.get('/users/:username/followers', on(authorizedFetch('object', followersCollection)))
+  api.get('/users/:username/following', on(authorizedFetch('object', followingCollection)))
+  api.get('/users/:username/collections/featured', on(authorizedFetch('object', featuredCollection)))
   api.get('/actor', on(instanceActorDocument))
   api.get('/actor/outbox', on(instanceActorOutbox))
+  api.post('/inbox', on(inbox))
+  api.post('/users/:username/inbox', on(inbox))
 
   // Accounts, search, instance and account moderation
   api.post('/api/v1/accounts', on(createAccount))
@@ -165,7 +232,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/accounts/search', on(searchAccountsRoute))
   api.get('/api/v1/accounts/:id', on(showAccount))
   api.get('/api/v2/search', on(searchRoute))
-  api.get('/api/v1/search', on(searchRoute))
+  api.get('/api/v1/search', on(searchRouteV1))
 
   api.get('/api/v1/admin/accounts', on(listAdminAccounts))
   api.get('/api/v2/admin/accounts', on(listAdminAccountsV2))
@@ -179,6 +246,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v2/instance', on(instanceV2))
   api.get('/api/v1/custom_emojis', customEmojis)
   api.get('/api/v1/instance/rules', on(instanceRules))
+  api.get('/api/v1/instance/domain_blocks', on(instanceDomainBlocks))
   api.get('/api/v1/instance/extended_description', on(extendedDescription))
   api.get('/api/v1/instance/translation_languages', on(translationLanguages))
 
@@ -202,6 +270,50 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/domain_blocks', on(createDomainBlock))
   api.delete('/api/v1/domain_blocks', on(deleteDomainBlock))
   api.post('/api/v1/reports', on(postReport))
+  api.get('/api/v1/admin/reports', on(listAdminReports))
+  api.get('/api/v1/admin/reports/:id', on(showAdminReport))
+  api.post('/api/v1/admin/reports/:id/assign_to_self', on(assignReportToSelf))
+  api.post('/api/v1/admin/reports/:id/unassign', on(unassignReport))
+  api.post('/api/v1/admin/reports/:id/resolve', on(resolveReport))
+  api.post('/api/v1/admin/reports/:id/reopen', on(reopenReport))
+
+  // Trends, suggestions, directory, featured tags
+  api.get('/api/v1/trends', on(trendTags))
+  api.get('/api/v1/trends/tags', on(trendTags))
+  api.get('/api/v1/trends/statuses', on(trendStatuses))
+  api.get('/api/v1/trends/links', on(trendLinks))
+  api.get('/api/v2/suggestions', on(suggestionsV2))
+  api.get('/api/v1/suggestions', on(suggestionsV1))
+  api.delete('/api/v1/suggestions/:id', on(deleteSuggestion))
+  api.get('/api/v1/directory', on(directoryRoute))
+  api.get('/api/v1/featured_tags', on(listFeaturedTags))
+  api.post('/api/v1/featured_tags', on(createFeaturedTag))
+  api.delete('/api/v1/featured_tags/:id', on(deleteFeaturedTag))
+  api.get('/api/v1/featured_tags/suggestions', on(featuredTagSuggestions))
+  api.get('/api/v1/accounts/:id/featured_tags', on(accountFeaturedTags))
+  api.post('/api/v1/tags/:id/feature', on(featureTagRoute))
+  api.post('/api/v1/tags/:id/unfeature', on(unfeatureTagRoute))
+
+  // Filters (docs/discovery.md, "Filters")
+  api.get('/api/v2/filters', on(listFilters))
+  api.post('/api/v2/filters', on(createFilterRoute))
+  api.get('/api/v2/filters/:id', on(showFilter))
+  api.put('/api/v2/filters/:id', on(updateFilterRoute))
+  api.delete('/api/v2/filters/:id', on(deleteFilter))
+  api.get('/api/v2/filters/:id/keywords', on(listKeywords))
+  api.post('/api/v2/filters/:id/keywords', on(createKeyword))
+  api.get('/api/v2/filters/keywords/:id', on(showKeyword))
+  api.put('/api/v2/filters/keywords/:id', on(updateKeywordRoute))
+  api.delete('/api/v2/filters/keywords/:id', on(deleteKeyword))
+  api.get('/api/v2/filters/:id/statuses', on(listFilterStatuses))
+  api.post('/api/v2/filters/:id/statuses', on(createFilterStatus))
+  api.get('/api/v2/filters/statuses/:id', on(showFilterStatus))
+  api.delete('/api/v2/filters/statuses/:id', on(deleteFilterStatus))
+  api.get('/api/v1/filters', on(listFiltersV1))
+  api.post('/api/v1/filters', on(createFilterV1))
+  api.get('/api/v1/filters/:id', on(showFilterV1))
+  api.put('/api/v1/filters/:id', on(updateFilterV1))
+  api.delete('/api/v1/filters/:id', on(deleteFilterV1))
 
   // Statuses, media, relationships, timelines and notifications
 
@@ -285,8 +397,19 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/notifications/:id', on(getNotification))
   api.post('/api/v1/notifications/clear', on(clearNotifications))
   api.post('/api/v1/notifications/:id/dismiss', on(dismissNotification))
+  api.get('/api/v1/notifications/unread_count', on(unreadNotificationCount))
+  api.get('/api/v2/notifications', on(listGroupedNotifications))
+  api.get('/api/v2/notifications/unread_count', on(unreadGroupCount))
+  api.get('/api/v2/notifications/:id', on(showNotificationGroup))
+  api.get('/api/v2/notifications/:id/accounts', on(notificationGroupAccounts))
+  api.post('/api/v2/notifications/:id/dismiss', on(dismissNotificationGroup))
 
   // IP rules
+  api.get('/api/v1/admin/domain_blocks', on(listAdminDomainBlocks))
+  api.get('/api/v1/admin/domain_blocks/:id', on(showAdminDomainBlock))
+  api.post('/api/v1/admin/domain_blocks', on(createAdminDomainBlock))
+  api.put('/api/v1/admin/domain_blocks/:id', on(updateAdminDomainBlock))
+  api.delete('/api/v1/admin/domain_blocks/:id', on(deleteAdminDomainBlock))
   api.get('/api/v1/admin/ip_blocks', on(listIpBlocks))
   api.get('/api/v1/admin/ip_blocks/:id', on(showIpBlock))
   api.post('/api/v1/admin/ip_blocks', on(createIpBlock))

@@ -1,3 +1,4 @@
+import express from 'express'
 import { Redis } from 'ioredis'
 import { createTokenVerifier, issuerOf, LoginRefusals, RevocationList } from '@roost/auth'
 import { serviceRoutes } from '@roost/routes'
@@ -9,6 +10,10 @@ import { migrations, SCHEMA } from './db/migrations'
 import { publishIpRules } from './ip_blocks/rules'
 import { publishAllLoginStates } from './users/login-state'
 import { createFeedStore } from './feeds/store'
+import { createFederation } from './federation/client'
+import { urlsOf } from './entities/account'
+import { createStreamingPublisher } from './streaming/publisher'
+import { publishAllListOwners } from './streaming/list-owners'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
 
@@ -31,13 +36,35 @@ export async function createAccountsService(config: AccountsConfig) {
   })
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const logins = new LoginRefusals(redis, config.REDIS_PREFIX)
-  const ctx: AccountsContext = { config, db, redis, logger, keys, verify, revocations, logins, feeds }
+  const federation = createFederation({ db, config, logger })
+  const streaming = createStreamingPublisher({
+    db,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    urls: urlsOf(config.PUBLIC_URL),
+    logger,
+  })
+  const ctx: AccountsContext = {
+    config,
+    db,
+    redis,
+    logger,
+    keys,
+    verify,
+    revocations,
+    logins,
+    feeds,
+    federation,
+    streaming,
+  }
 
   const app = createApp({
     logger,
     metrics: createMetrics('accounts'),
     readiness: { postgres: () => db.raw('select 1'), redis: () => redis.ping() },
   })
+  // Inboxes read the body as it came: its Digest is signed (docs/federation.md, "Inboxes"); 1 MB as Mastodon.
+  app.use(['/inbox', '/users/:username/inbox'], express.raw({ type: () => true, limit: '1mb' }))
   app.use(bodyParsers({ fileBytes: 16 * 1024 * 1024 }))
 
   const api = serviceRoutes('accounts', verify)
@@ -48,13 +75,15 @@ export async function createAccountsService(config: AccountsConfig) {
   let watchdog: NodeJS.Timeout | undefined
   /**
    * Publishes to Redis what the gateways and services enforce from it and Postgres holds: revoked tokens, IP
-   * rules, login refusals; the revocation list's marker last, once all is in (docs/security.md).
+   * rules, login refusals, list owners (streaming); the revocation list's marker last, once all is in
+   * (docs/security.md).
    */
   async function republishSecurityState() {
     const revoked = await db('oauth_access_tokens').whereNotNull('revoked_at').pluck('id')
     for (let i = 0; i < revoked.length; i += 1000) await revocations.revoke(...revoked.slice(i, i + 1000))
     await publishIpRules(ctx)
     await publishAllLoginStates(ctx)
+    await publishAllListOwners(ctx)
     await revocations.markComplete()
     logger.info({ revoked: revoked.length }, 'security state published to Redis')
   }
@@ -80,6 +109,7 @@ export async function createAccountsService(config: AccountsConfig) {
     },
     async close() {
       clearInterval(watchdog)
+      federation.close()
       await db.destroy()
       await redis.quit().catch(() => redis.disconnect())
     },

@@ -3,17 +3,37 @@ import type { Job } from 'bullmq'
 import { Counter, Histogram } from 'prom-client'
 import { createDatabase } from '@roost/db'
 import type { Activity, Timer } from '@roost/events'
-import { activity, bullPrefix, createProducers, createRedis, QUEUES, timer } from '@roost/events'
+import {
+  activity,
+  bullPrefix,
+  createProducers,
+  createRedis,
+  delivery,
+  inboxActivity,
+  QUEUES,
+  timer,
+  waitingOutOutages,
+} from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { Consumer } from './activities/consumer'
 import { conversationsConsumer } from './activities/conversations'
+import { federationConsumer } from './activities/federation'
 import { feedsConsumer } from './activities/feeds'
 import { notificationsConsumer } from './activities/notifications'
+import { remoteMediaConsumer } from './activities/remote-media'
 import { streamingConsumer } from './activities/streaming'
 import type { AccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
 import { createFeedStore } from './feeds/store'
+import { createFederation } from './federation/client'
+import { deliverNow } from './federation/delivery'
+import { createHostSlots } from './federation/host-slots'
+import { isDomainBlocked } from './federation/domain-blocks'
+import { createDeliver } from './federation/outgoing'
+import { processActivity } from './federation/process'
+import { refreshStaleAccounts } from './federation/refresh'
+import { domainOf } from './federation/remote-accounts'
 import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { endPoll, overduePolls } from './timers/polls'
@@ -23,6 +43,8 @@ import { overdueScheduledStatuses, publishScheduledStatus } from './timers/sched
 const SWEEP_EVERY_MS = 60_000
 /** A timer counts as lost when its moment is this far past. */
 const SWEEP_GRACE_MS = 60_000
+/** A delivery to a host with every slot taken waits this long (up to twice, jittered) before trying again. */
+const HOST_BUSY_DELAY_MS = 250
 
 /**
  * The accounts worker (docs/activities.md): relays the outbox to BullMQ, and consumes the activities the
@@ -59,6 +81,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     db,
     producers,
     logger,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
     databaseUrl: config.DATABASE_URL,
     onPublished: (n) => published.inc(n),
   })
@@ -72,9 +96,14 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     urls: urlsOf(config.PUBLIC_URL),
     logger,
   })
+  const federation = createFederation({ db, config, logger })
+  const deliveries = new Queue(QUEUES.deliveries, { connection, prefix })
+  const inbox = new Queue(QUEUES.inbox, { connection, prefix })
+  const deliver = createDeliver(federation, deliveries, config.FEDERATION_RETRY_BASE_MS)
+  const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
   const consumers: Consumer[] = [
     notificationsConsumer(db, urlsOf(config.PUBLIC_URL), streaming),
-    conversationsConsumer(db),
+    conversationsConsumer(db, streaming),
     feedsConsumer({
       db,
       store: feeds,
@@ -82,6 +111,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       listener: streaming.feedListener,
     }),
     streamingConsumer(db, urlsOf(config.PUBLIC_URL), streaming),
+    federationConsumer(federation, deliver),
+    // Last: a slow remote server delays nothing the others do.
+    remoteMediaConsumer(db, federation, { config }, logger),
   ]
 
   async function handle(job: Job) {
@@ -98,6 +130,49 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       throw err
     } finally {
       stop()
+    }
+  }
+
+  /** An activity from another server, its signature verified by the inbox (docs/federation.md, "Inboxes"). */
+  async function runInbox(job: Job) {
+    const parsed = inboxActivity.safeParse(job.data)
+    if (!parsed.success) throw new UnrecoverableError(`invalid inbox activity: ${parsed.error.message}`)
+    const signer = await db('accounts').where({ id: parsed.data.signerAccountId }).first()
+    // Nothing from a server suspended since (docs/federation.md, "Domain blocks").
+    if (!signer?.domain || (await isDomainBlocked(db, signer.domain))) return
+    const type = String(parsed.data.activity.type)
+    const stop = duration.startTimer({ event: `inbox.${type}` })
+    try {
+      await processActivity(federation, deliver, signer, parsed.data.activity)
+      handled.inc({ event: 'inbox.received', outcome: 'done' })
+    } catch (err) {
+      handled.inc({ event: 'inbox.received', outcome: 'failed' })
+      throw err
+    } finally {
+      stop()
+    }
+  }
+
+  /**
+   * One signed POST to one inbox (docs/federation.md, "Delivery"), when the host has a free slot; a job that finds
+   * the host busy waits a moment in the delayed set without spending an attempt.
+   */
+  async function runDelivery(job: Job, token?: string) {
+    const parsed = delivery.safeParse(job.data)
+    if (!parsed.success) throw new UnrecoverableError(`invalid delivery: ${parsed.error.message}`)
+    const host = domainOf(parsed.data.inbox)
+    const holder = job.id!
+    if (!(await hostSlots.acquire(host, holder))) {
+      handled.inc({ event: 'delivery', outcome: 'host busy' })
+      await job.moveToDelayed(Date.now() + HOST_BUSY_DELAY_MS * (1 + Math.random()), token)
+      throw new DelayedError()
+    }
+    try {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1)
+      const outcome = await deliverNow(federation, parsed.data, lastAttempt)
+      handled.inc({ event: 'delivery', outcome })
+    } finally {
+      await hostSlots.release(host, holder)
     }
   }
 
@@ -155,8 +230,19 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     if (lost.length) await timers.addBulk(lost)
   }
 
-  let worker: Worker | undefined
-  let timersWorker: Worker | undefined
+  /** The queues this process consumes, each with its processor and the name its log lines and errors use. */
+  const queueWorkers = [
+    { queue: QUEUES.activities, processor: handle, what: 'activities' },
+    { queue: QUEUES.timers, processor: runTimer, what: 'timers' },
+    { queue: QUEUES.inbox, processor: runInbox, what: 'inbox' },
+    { queue: QUEUES.deliveries, processor: runDelivery, what: 'deliveries' },
+  ] as const
+  const databaseDown = () =>
+    db.raw('select 1').then(
+      () => false,
+      () => true,
+    )
+  let workers: Worker[] = []
   let sweeper: NodeJS.Timeout | undefined
   const app = createApp({
     logger,
@@ -165,8 +251,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       postgres: () => db.raw('select 1'),
       redis: () => redis.ping(),
       worker: async () => {
-        if (!worker?.isRunning()) throw new Error('the activities worker is not running')
-        if (!timersWorker?.isRunning()) throw new Error('the timers worker is not running')
+        queueWorkers.forEach(({ what }, i) => {
+          if (!workers[i]?.isRunning()) throw new Error(`the ${what} worker is not running`)
+        })
       },
     },
   })
@@ -177,47 +264,45 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     logger,
     host: config.BIND_HOST,
     afterStart() {
-      worker = new Worker(QUEUES.activities, handle, {
-        connection,
-        prefix,
-        concurrency: config.ACCOUNTS_WORKER_CONCURRENCY,
-        lockDuration: config.ACCOUNTS_WORKER_LOCK_MS,
-        stalledInterval: config.ACCOUNTS_WORKER_LOCK_MS,
-        // A job whose worker died is tried again, not failed: its handlers are idempotent.
-        maxStalledCount: 10,
+      workers = queueWorkers.map(({ queue, processor, what }) => {
+        const consumer = new Worker(queue, waitingOutOutages(processor, databaseDown), {
+          connection,
+          prefix,
+          concurrency: config.ACCOUNTS_WORKER_CONCURRENCY,
+          lockDuration: config.ACCOUNTS_WORKER_LOCK_MS,
+          stalledInterval: config.ACCOUNTS_WORKER_LOCK_MS,
+          // A job whose worker died is tried again, not failed: its handlers are idempotent.
+          maxStalledCount: 10,
+        })
+        consumer.on('failed', (job, err) =>
+          // A failed delivery is routine (the other server is down) and will be retried: not a warning.
+          logger[queue === QUEUES.deliveries ? 'info' : 'warn'](
+            { err, jobId: job?.id, event: job?.name, attempts: job?.attemptsMade },
+            `${what} job failed`,
+          ),
+        )
+        consumer.on('error', (err) => logger.error({ err }, `${what} worker error`))
+        return consumer
       })
-      worker.on('failed', (job, err) =>
-        logger.warn(
-          { err, jobId: job?.id, event: job?.name, attempts: job?.attemptsMade },
-          'activity failed',
-        ),
-      )
-      worker.on('error', (err) => logger.error({ err }, 'activities worker error'))
-      timersWorker = new Worker(QUEUES.timers, runTimer, {
-        connection,
-        prefix,
-        concurrency: config.ACCOUNTS_WORKER_CONCURRENCY,
-        lockDuration: config.ACCOUNTS_WORKER_LOCK_MS,
-        stalledInterval: config.ACCOUNTS_WORKER_LOCK_MS,
-        maxStalledCount: 10,
-      })
-      timersWorker.on('failed', (job, err) =>
-        logger.warn({ err, jobId: job?.id, event: job?.name, attempts: job?.attemptsMade }, 'timer failed'),
-      )
-      timersWorker.on('error', (err) => logger.error({ err }, 'timers worker error'))
       relay.start()
-      sweeper = setInterval(
-        () => void sweep().catch((err) => logger.warn({ err }, 'timer sweep failed; will retry')),
-        SWEEP_EVERY_MS,
-      )
+      sweeper = setInterval(() => {
+        void sweep().catch((err) => logger.warn({ err }, 'timer sweep failed; will retry'))
+        // Remote profiles a day old are fetched again, a few a round (docs/federation.md, "Remote accounts").
+        if (config.FEDERATION)
+          void refreshStaleAccounts(federation).catch((err) =>
+            logger.warn({ err }, 'profile refresh failed; will retry'),
+          )
+      }, SWEEP_EVERY_MS)
       sweeper.unref()
     },
     async close() {
       // Both finish what they are doing first: the relay its batch, the worker its jobs in progress.
       clearInterval(sweeper)
       await relay.stop()
-      await worker?.close()
-      await timersWorker?.close()
+      for (const consumer of workers) await consumer.close()
+      await inbox.close()
+      await deliveries.close()
+      federation.close()
       await activities.close()
       await timers.close()
       await producers.close()
@@ -239,7 +324,19 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   }
 
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
-  return Object.assign(service, { db, metrics, relay, activities, timers, feeds, idle, sweep })
+  return Object.assign(service, {
+    db,
+    metrics,
+    relay,
+    activities,
+    timers,
+    inbox,
+    deliveries,
+    federation,
+    feeds,
+    idle,
+    sweep,
+  })
 }
 
 export type AccountsWorker = Awaited<ReturnType<typeof createAccountsWorker>>

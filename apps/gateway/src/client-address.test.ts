@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { createClientAddressResolver, parseCidr, rateLimitSubject } from './client-address'
+import { rateLimitSubject } from '@roost/auth'
+import { createClientAddressResolver, parseCidr } from './client-address'
 
 const req = (peer: string, xff?: string) =>
   ({
@@ -29,5 +30,9 @@ describe('client address', () => {
     expect(rateLimitSubject('192.0.2.1')).toBe('192.0.2.1')
     expect(rateLimitSubject('2001:db8:1:2:3:4:5:6')).toBe('2001:0db8:0001:0002::/64')
     expect(rateLimitSubject('2001:db8:1:2::9')).toBe('2001:0db8:0001:0002::/64')
+    expect(rateLimitSubject('::ffff:192.0.2.1')).toBe('192.0.2.1')
+    expect(rateLimitSubject('64:ff9b:1:2::192.0.2.1')).toBe('0064:ff9b:0001:0002::/64')
+    expect(rateLimitSubject('::')).toBe('0000:0000:0000:0000::/64')
+    expect(rateLimitSubject('unknown')).toBe('unknown')
   })
 })

@@ -61,20 +61,3 @@ export function createClientAddressResolver(trustedProxies: readonly string[]) {
     return client
   }
 }
-
-/**
- * The subject an IP rate limit counts against: the address itself for IPv4, its /64 for IPv6 (one customer
- * usually holds a whole /64, as Mastodon's Rack::Attack assumes).
- */
-export function rateLimitSubject(address: string): string {
-  if (net.isIPv4(address) || address.includes('.')) return address // (IPv6 with an embedded IPv4: rare, kept whole)
-  return `${expandIpv6(address).slice(0, 4).join(':')}::/64`
-}
-
-function expandIpv6(address: string): string[] {
-  const [head = '', tail] = address.split('::')
-  const left = head ? head.split(':') : []
-  const right = tail ? tail.split(':') : []
-  const missing = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0')
-  return [...left, ...missing, ...right].map((g) => g.padStart(4, '0'))
-}

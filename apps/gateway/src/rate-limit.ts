@@ -4,7 +4,7 @@ import type { Logger } from '@roost/service'
 import type { AccessToken } from '@roost/auth'
 import type { Route, RouteRateLimit } from '@roost/routes'
 import type { GatewayConfig } from './config'
-import { rateLimitSubject } from './client-address'
+import { rateLimitSubject } from '@roost/auth'
 
 /** What a family counts against: the client address (IPv6 by /64), the access token, or the token's user. */
 export type RateKey = 'ip' | 'token' | 'user'

@@ -12,6 +12,7 @@ import {
   CLIENT_ADDRESS_SIGNATURE_HEADER,
   createTokenVerifier,
   issuerOf,
+  presentedToken,
   RevocationList,
   signClientAddress,
 } from '@roost/auth'
@@ -93,15 +94,31 @@ export async function createGateway(config: GatewayConfig) {
     const families = rateLimiter.familiesFor(route)
     // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
     // with bad tokens still spend the address's budget; the token is verified once and kept on `req`.
+    //
+    // The revocation check and the rate limit count are one Redis round trip, not two in a row (docs/performance.md,
+    // "Gateway"): the count starts with the token whose signature is good (checked in memory, cached) while its
+    // revocation is being checked; when the verdict then refuses that token (revoked, outside its scopes), the
+    // request is counted again as a request without a valid token, by its address, as it always was.
     const guard: RequestHandler = async (req, res, next) => {
-      const verdict = await authenticate(route, req, verify).then(
-        (token) => ({ token, error: undefined }),
-        (error: unknown) => ({ token: undefined, error }),
-      )
-      req.token = verdict.token
       const address = req.headers[CLIENT_ADDRESS_HEADER] as string
-      const state = await rateLimiter.hit(families, { address, token: verdict.token })
-      if (state) res.set(rateLimitHeaders(state))
+      const raw = families.length ? presentedToken(route, req) : undefined
+      const signed = raw ? await verify.signatureOnly(raw).catch(() => undefined) : undefined
+      const settle = <T>(p: Promise<T>) =>
+        p.then(
+          (value) => ({ value, error: undefined }),
+          (error: unknown) => ({ value: undefined, error }),
+        )
+      const [verdict, counted] = await Promise.all([
+        settle(authenticate(route, req, verify)),
+        settle(rateLimiter.hit(families, { address, token: signed })),
+      ])
+      req.token = verdict.value
+      const limited =
+        signed && verdict.value?.tokenId !== signed.tokenId
+          ? await settle(rateLimiter.hit(families, { address, token: verdict.value }))
+          : counted
+      if (limited.error) throw limited.error
+      if (limited.value) res.set(rateLimitHeaders(limited.value))
       if (verdict.error) throw verdict.error
       // Mastodon checks sign_up_block in the sign-up controller, after the token.
       if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')

@@ -29,6 +29,11 @@ export const pushEnv = baseEnv.extend({
   PUSH_RETRY_BASE_MS: positiveInt(5000),
   PUSH_CONNECT_TIMEOUT_MS: positiveInt(5000),
   PUSH_REQUEST_TIMEOUT_MS: positiveInt(10000),
+  /**
+   * How long a push job stays claimed without its worker renewing the claim: the jobs of a worker that died are
+   * taken over this long after it stopped renewing (BullMQ's lockDuration and stalledInterval).
+   */
+  PUSH_WORKER_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Sockets kept per push-service origin. */
   PUSH_MAX_SOCKETS_PER_ORIGIN: positiveInt(16),
 })

@@ -10,6 +10,7 @@ import {
   createRedis,
   JOB_NAMES,
   notificationCreated,
+  waitingOutOutages,
 } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
 import type { PushConfig } from './config'
@@ -21,6 +22,7 @@ import {
   parseRetryAfter,
   RetryablePushError,
 } from './delivery/job'
+import { acknowledge, forgetAcknowledgements, wasAcknowledged } from './delivery/acknowledgements'
 import { pushPayload } from './delivery/payload'
 import { createPushSender, PUSH_TTL_SECONDS } from './delivery/sender'
 import { SCHEMA } from './service'
@@ -34,8 +36,8 @@ import {
   isPushable,
 } from './subscriptions/store'
 
-/** The value of a delivery's key once the push service has accepted the message. */
-const ACKNOWLEDGED = 'acked'
+/** How often acknowledgements older than a push's life are deleted. */
+const FORGET_EVERY_MS = 3600 * 1000
 
 /** A payload that does not match its schema will never match it: fail the job for good instead of retrying. */
 function parseOrFail<T>(
@@ -88,9 +90,9 @@ export async function createPushWorker(config: PushConfig) {
     const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
       isPushable(s, event),
     )
-    // No claim here: queueing is the one step, and a deterministic job id makes a repeat of it (a fan-out retried
-    // after a crash at any instruction) add nothing while the job exists. Deduplication past the job's life is
-    // the delivery's claim (`deliver`), so no crash between two steps can lose a push (issue #9, finding 3).
+    // Queueing is the one step, and a deterministic job id makes a repeat of it (a fan-out retried after a crash
+    // at any instruction) add nothing while the job exists. Deduplication past the job's life is the delivery's
+    // acknowledgement (`deliver`), so no crash between two steps can lose a push (issue #9, finding 3).
     await queues.deliveries.addBulk(
       subscriptions.map((s) => ({
         name: DELIVERY_JOB_NAME,
@@ -106,28 +108,6 @@ export async function createPushWorker(config: PushConfig) {
     )
   }
 
-  /**
-   * One push per notification and subscription, ever (docs/security.md, "Push delivery: nothing lost, nothing
-   * twice"). A key per pair lives as long as a notification is worth pushing (48 h): the first job instance to
-   * deliver claims it with its own identity (`<job id>@<created at>`), so the same job retried (after a 5xx, or
-   * after its worker died) goes on, while a second instance of the job, queued again by a replayed fan-out after
-   * BullMQ dropped the first, stops. Once the push service has accepted the message the key says `acked`, before
-   * the job completes: a retry after a crash at that point sends nothing again.
-   */
-  async function claim(job: Job): Promise<'mine' | 'taken' | 'acked'> {
-    const key = `${prefix}:pushed:${job.id}`
-    const owner = `${job.id}@${job.timestamp}`
-    if ((await connection.set(key, owner, 'EX', PUSH_TTL_SECONDS, 'NX')) === 'OK') return 'mine'
-    const holder = await connection.get(key)
-    if (holder === ACKNOWLEDGED) return 'acked'
-    // Expired between the two commands (48 h later): claim again.
-    if (holder === null)
-      return (await connection.set(key, owner, 'EX', PUSH_TTL_SECONDS, 'NX')) ? 'mine' : 'taken'
-    return holder === owner ? 'mine' : 'taken'
-  }
-  const acknowledge = (job: Job) =>
-    connection.set(`${prefix}:pushed:${job.id}`, ACKNOWLEDGED, 'EX', PUSH_TTL_SECONDS)
-
   async function deliver(job: Job) {
     const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
     if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
@@ -138,9 +118,9 @@ export async function createPushWorker(config: PushConfig) {
       await deleteById(db, subscriptionId)
       return deliveries.inc({ outcome: 'invalid_subscription' })
     }
-    const claimed = await claim(job)
-    if (claimed !== 'mine')
-      return deliveries.inc({ outcome: claimed === 'acked' ? 'already_sent' : 'duplicate' })
+    // One push per notification and subscription, ever: acknowledged deliveries are recorded in Postgres.
+    const deliveryId = String(job.id)
+    if (await wasAcknowledged(db, deliveryId)) return deliveries.inc({ outcome: 'already_sent' })
     let response
     try {
       response = await sender.send(subscription, pushPayload(event, subscription.access_token))
@@ -154,7 +134,7 @@ export async function createPushWorker(config: PushConfig) {
     }
     const { status } = response
     if (status >= 200 && status < 300) {
-      await acknowledge(job)
+      await acknowledge(db, deliveryId)
       deliveries.inc({ outcome: 'delivered' })
       latency.observe((Date.now() - Date.parse(event.createdAt)) / 1000)
       return
@@ -185,7 +165,14 @@ export async function createPushWorker(config: PushConfig) {
       err instanceof RetryablePushError ? err.retryAfterMs : 0,
     )
 
+  const databaseDown = () =>
+    db.raw('select 1').then(
+      () => false,
+      () => true,
+    )
+
   let workers: Worker[] = []
+  let forgetting: NodeJS.Timeout | undefined
   const app = createApp({
     logger,
     metrics,
@@ -205,11 +192,16 @@ export async function createPushWorker(config: PushConfig) {
     host: config.BIND_HOST,
     afterStart() {
       const worker = (queue: string, process: (job: Job) => Promise<unknown>, concurrency: number) => {
-        const w = new Worker(queue, process, {
+        const w = new Worker(queue, waitingOutOutages(process, databaseDown), {
           connection,
           prefix,
           concurrency,
           settings: { backoffStrategy },
+          lockDuration: config.PUSH_WORKER_LOCK_MS,
+          stalledInterval: config.PUSH_WORKER_LOCK_MS,
+          // A job whose worker died is run again, not failed (BullMQ's default fails it at its second stall, which
+          // lost a push when the worker died twice during one job): fan-out and delivery are idempotent.
+          maxStalledCount: 10,
         })
         w.on('failed', (job, err) =>
           logger.warn({ err, jobId: job?.id, queue, attempts: job?.attemptsMade }, 'push job failed'),
@@ -222,8 +214,17 @@ export async function createPushWorker(config: PushConfig) {
         worker(config.PUSH_DELIVERIES_QUEUE, deliver, config.PUSH_DELIVERY_CONCURRENCY),
         worker(config.PUSH_ACCOUNT_EVENTS_QUEUE, onAccountEvent, config.PUSH_FANOUT_CONCURRENCY),
       ]
+      forgetting = setInterval(
+        () =>
+          void forgetAcknowledgements(db, PUSH_TTL_SECONDS * 1000).catch((err) =>
+            logger.warn({ err }, 'could not forget old push acknowledgements; will retry'),
+          ),
+        FORGET_EVERY_MS,
+      )
+      forgetting.unref()
     },
     async close() {
+      clearInterval(forgetting)
       // `close()` waits for the jobs in progress to finish before resolving.
       await Promise.all(workers.map((w) => w.close()))
       await Promise.all(Object.values(queues).map((q) => q.close()))

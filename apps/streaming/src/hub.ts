@@ -22,7 +22,7 @@ export class Delivery {
 
   constructor(
     readonly event: StreamingEvent,
-    readonly payload: string,
+    readonly payload: string | undefined,
     private readonly exclude: string[] | undefined,
   ) {}
 
@@ -33,7 +33,7 @@ export class Delivery {
     return this.excluded.has(accountId)
   }
 
-  /** The WebSocket text frame: `{"stream":[…],"event":…,"payload":"<string>"}`. */
+  /** The WebSocket text frame: `{"stream":[…],"event":…,"payload":"<string>"}` (no `payload` when there is none). */
   frame(label: string[]): string {
     const key = label.join('\u0000')
     let frame = this.frames.get(key)
@@ -44,7 +44,7 @@ export class Delivery {
     return frame
   }
 
-  /** The Server-Sent Event: `event:` and `data:` lines and a blank line. */
+  /** The Server-Sent Event: `event:` and `data:` lines and a blank line (`data: undefined` without a payload, as Mastodon's). */
   eventStream(): string {
     return (this.sse ??= `event: ${this.event}\ndata: ${this.payload}\n\n`)
   }
@@ -97,13 +97,14 @@ export function createHub(options: {
       logger.error({ err, channel: prefixed }, 'unparsable message on a streaming channel')
       return
     }
-    // Mastodon drops messages without a payload (so `filters_changed` as Rails sends it never reaches clients).
+    // Messages without a payload are dropped, but for `filters_changed`, which has none (docs/streaming.md).
     if (typeof message?.event !== 'string' || !EVENTS.has(message.event)) return
-    if (typeof message.payload !== 'string' || !message.payload) return
+    const payload = typeof message.payload === 'string' && message.payload ? message.payload : undefined
+    if (payload === undefined && message.event !== 'filters_changed') return
     const exclude = Array.isArray(message.exclude)
       ? message.exclude.filter((id): id is string => typeof id === 'string')
       : undefined
-    const delivery = new Delivery(message.event as StreamingEvent, message.payload, exclude)
+    const delivery = new Delivery(message.event as StreamingEvent, payload, exclude)
     for (const listener of set) listener(delivery)
   })
 

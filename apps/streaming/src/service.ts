@@ -6,7 +6,7 @@ import { createRemoteJWKSet } from 'jose'
 import { Counter, Gauge } from 'prom-client'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
-import { createTokenVerifier, issuerOf, RevocationList, streamingToken } from '@roost/auth'
+import { createTokenVerifier, issuerOf, LoginRefusals, RevocationList, streamingToken } from '@roost/auth'
 import {
   findRoute,
   hashtagStreamParams,
@@ -14,11 +14,13 @@ import {
   publicStreamParams,
   readParams,
   serviceRoutes,
+  STREAMING_OTHER_PATHS,
   STREAMING_WEBSOCKET_PATH,
   streamParams,
   webSocketStreamParams,
 } from '@roost/routes'
 import type { RouteParams } from '@roost/routes'
+import { listOwnersKey } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
 import type { StreamingConfig } from './config'
 import { createHub } from './hub'
@@ -40,6 +42,7 @@ export async function createStreamingService(config: StreamingConfig) {
   const subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true })
   await subscriber.connect()
   const revocations = new RevocationList(redis, config.REDIS_PREFIX)
+  const logins = new LoginRefusals(redis, config.REDIS_PREFIX)
   const verify = createTokenVerifier({
     issuer: issuerOf(config.PUBLIC_URL),
     keys: createRemoteJWKSet(new URL('/oauth/jwks', config.ACCOUNTS_URL), { cooldownDuration: 30_000 }),
@@ -72,21 +75,24 @@ export async function createStreamingService(config: StreamingConfig) {
     const raw = streamingToken(req)
     if (!raw) throw streamErrors.missingToken()
     const result = await verify(raw)
-    // App tokens (no user) cannot stream, as in Mastodon; a revoked token reads as invalid there too.
+    // App tokens (no user) cannot stream, as in Mastodon; a revoked token reads as invalid there too, and so
+    // does the token of a login that cannot be used (disabled, suspended, pending: the refusals accounts
+    // publishes in Redis), where Mastodon's token query asks for an enabled user and an unsuspended account.
     if (!result.ok || !result.token.userId || !result.token.accountId) throw streamErrors.invalidToken()
-    const { accountId, tokenId, scopes } = result.token
-    return { accountId, tokenId, scopes, raw }
+    const { accountId, userId, tokenId, scopes } = result.token
+    if (await logins.refusalOf(userId)) throw streamErrors.invalidToken()
+    return { accountId, userId, tokenId, scopes }
   }
 
-  /** A list stream is the list owner's only: the accounts service answers the list to its owner alone. */
+  /**
+   * A list stream is the list owner's only: the owners accounts keeps in Redis say whose it is (any token that
+   * may stream statuses may stream its own lists, as in Mastodon).
+   */
   async function authorizeList(viewer: Viewer, stream: Stream) {
     if (!stream.listId) return
     if (!/^\d{1,19}$/.test(stream.listId)) throw streamErrors.list()
-    const res = await fetch(new URL(`/api/v1/lists/${stream.listId}`, config.ACCOUNTS_URL), {
-      headers: { Authorization: `Bearer ${viewer.raw}` },
-      signal: AbortSignal.timeout(5000),
-    }).catch(() => undefined)
-    if (!res?.ok) throw streamErrors.list()
+    const owner = await redis.hget(listOwnersKey(config.REDIS_PREFIX), stream.listId).catch(() => null)
+    if (owner !== viewer.accountId) throw streamErrors.list()
   }
 
   /** Closes a session's connection when a message piles up behind a client that does not read. */
@@ -121,7 +127,6 @@ export async function createStreamingService(config: StreamingConfig) {
         () => res.end(),
       )
       sessions.add(session)
-      eventStreams.add(res)
       connected.inc({ type: 'eventsource' })
       res.on('close', () => {
         session.close()
@@ -138,8 +143,11 @@ export async function createStreamingService(config: StreamingConfig) {
       })
       res.flushHeaders()
       await session.subscribe(stream)
-      // Mastodon opens with this comment; here it also says the subscription is live.
-      if (!res.writableEnded) res.write(':)\n')
+      // Mastodon opens with this comment; here it also says the subscription is live. Heartbeats only after it,
+      // so the stream always begins with it however long the subscription took.
+      if (res.writableEnded || res.destroyed) return
+      res.write(':)\n')
+      eventStreams.add(res)
     }
   }
 
@@ -278,24 +286,36 @@ export async function createStreamingService(config: StreamingConfig) {
     }
   }, config.STREAMING_PING_INTERVAL_MS)
 
-  // --- Revocation: a revoked token's streams close within STREAMING_REVOCATION_CHECK_MS -----------------------
+  // --- Revocation: the streams of a revoked token, or of a login that can no longer be used (disabled,
+  // suspended), close within STREAMING_REVOCATION_CHECK_MS ---------------------------------------------------
+
+  /** Ends the sessions of the ids `among` answers for, asking a thousand ids at a time. */
+  async function endAmong(key: (session: Session) => string, among: (ids: string[]) => Promise<Set<string>>) {
+    const byKey = new Map<string, Session[]>()
+    for (const session of sessions) {
+      const list = byKey.get(key(session)) ?? []
+      list.push(session)
+      byKey.set(key(session), list)
+    }
+    const ids = [...byKey.keys()]
+    for (let i = 0; i < ids.length; i += 1000)
+      for (const id of await among(ids.slice(i, i + 1000)))
+        for (const session of byKey.get(id)!) session.end()
+  }
 
   let checking = false
   const revocationCheck = setInterval(async () => {
     if (checking || !sessions.size) return
     checking = true
     try {
-      const byToken = new Map<string, Session[]>()
-      for (const session of sessions) {
-        const list = byToken.get(session.viewer.tokenId) ?? []
-        list.push(session)
-        byToken.set(session.viewer.tokenId, list)
-      }
-      const ids = [...byToken.keys()]
-      for (let i = 0; i < ids.length; i += 1000) {
-        const revoked = await revocations.revokedAmong(ids.slice(i, i + 1000))
-        for (const id of revoked) for (const session of byToken.get(id)!) session.end()
-      }
+      await endAmong(
+        (session) => session.viewer.tokenId,
+        (ids) => revocations.revokedAmong(ids),
+      )
+      await endAmong(
+        (session) => session.viewer.userId,
+        (ids) => logins.refusedAmong(ids),
+      )
     } catch (err) {
       logger.warn({ err }, 'could not check the open streams’ tokens')
     } finally {
@@ -323,6 +343,11 @@ export async function createStreamingService(config: StreamingConfig) {
   api.get('/api/v1/streaming/hashtag/local', serveEventStream(hashtagStreamParams))
   api.get('/api/v1/streaming/list', serveEventStream(listStreamParams))
   api.get('/api/v1/streaming/direct', serveEventStream(streamParams))
+  // Any other path below /api/v1/streaming: Mastodon's streaming server names no channel for it (a 400 before
+  // the token is looked at).
+  api.get(STREAMING_OTHER_PATHS, () => {
+    throw streamErrors.unknownChannel()
+  })
   api.mount(app)
   finishApp(app)
 

@@ -41,10 +41,9 @@ export const streamErrors = {
 /** Who is streaming: from a verified user token. */
 export interface Viewer {
   accountId: string
+  userId: string
   tokenId: string
   scopes: string[]
-  /** The token itself, to ask the accounts service about a list on the viewer's behalf. */
-  raw: string
 }
 
 /** A stream as one connection subscribed to it. */

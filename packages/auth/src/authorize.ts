@@ -71,3 +71,12 @@ export async function authenticate(
   if (route.scopes.length && !permits(result.token.scopes, route.scopes)) throw outsideScopes()
   return result.token
 }
+
+/**
+ * The token a request presents to its route, if any, as `authenticate` reads it (none on `none` routes; the
+ * streaming places on `stream` routes; the bearer header elsewhere). Nothing is verified.
+ */
+export function presentedToken(route: AccessRule, req: Request): string | undefined {
+  if (route.access === 'none') return undefined
+  return route.access === 'stream' ? streamingToken(req) : bearerToken(req.headers.authorization)
+}

@@ -51,3 +51,29 @@ export function trustedClientAddress(
   }
   return plainAddress(req.socket.remoteAddress)
 }
+
+/**
+ * The subject an IP rate limit or throttle counts against: the address itself for IPv4, its /64 for IPv6 (one
+ * customer usually holds a whole /64, so counting single IPv6 addresses would give an attacker 2^64 budgets; as
+ * Mastodon's Rack::Attack counts). Used by the gateway's rate limits and the accounts service's sign-in
+ * throttle (docs/security.md, "Credential guessing").
+ */
+export function rateLimitSubject(address: string): string {
+  const plain = plainAddress(address) ?? address
+  if (!net.isIPv6(plain)) return plain
+  return `${expandIpv6(plain).slice(0, 4).join(':')}::/64`
+}
+
+/** The eight 4-digit groups of an IPv6 address, an embedded dotted IPv4 tail (`64:ff9b::1.2.3.4`) included. */
+function expandIpv6(address: string): string[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address)
+  const hex = dotted
+    ? address.slice(0, dotted.index) +
+      [0, 2].map((i) => ((Number(dotted[i + 1]) << 8) | Number(dotted[i + 2])).toString(16)).join(':')
+    : address
+  const [head = '', tail] = hex.split('::')
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const missing = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0')
+  return [...left, ...missing, ...right].map((g) => g.padStart(4, '0'))
+}

@@ -27,6 +27,13 @@ export class LoginRefusals {
     await tx.exec()
   }
 
+  /** Which of `userIds` are refused, in one round trip (the streaming service checks its open streams so). */
+  async refusedAmong(userIds: string[]): Promise<Set<string>> {
+    if (!userIds.length) return new Set()
+    const refusals = await this.redis.hmget(this.key, ...userIds)
+    return new Set(userIds.filter((_, i) => refusals[i]))
+  }
+
   /** The message to refuse the user with, or undefined when their login is usable. */
   async refusalOf(userId: string): Promise<string | undefined> {
     return (await this.redis.hget(this.key, userId)) ?? undefined

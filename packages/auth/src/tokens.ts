@@ -79,12 +79,17 @@ export function createTokenVerifier(options: {
     return token
   }
 
-  return async function verify(raw: string): Promise<Verification> {
+  async function verify(raw: string): Promise<Verification> {
     const token = await checkSignature(raw)
     if (!token) return { ok: false, reason: 'invalid' }
     if (await options.revocations.isRevoked(token.tokenId)) return { ok: false, reason: 'revoked' }
     return { ok: true, token }
   }
+  /**
+   * The token if its signature and issuer are good, revocation NOT checked: only for work that may start before
+   * the full verdict and is redone without the token when the verdict refuses it (the gateway's rate limits).
+   */
+  return Object.assign(verify, { signatureOnly: checkSignature })
 }
 
 export type TokenVerifier = ReturnType<typeof createTokenVerifier>

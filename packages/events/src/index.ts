@@ -14,6 +14,10 @@ export const QUEUES = {
   pushDeliveries: 'push-deliveries',
   accountEvents: 'account-events',
   timers: 'timers',
+  /** Verified activities from other servers, processed off the request path (docs/federation.md, "Inboxes"). */
+  inbox: 'inbox',
+  /** Signed POSTs of our activities to other servers' inboxes (docs/federation.md, "Delivery"). */
+  deliveries: 'deliveries',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -25,9 +29,15 @@ const event = <N extends string, S extends z.ZodRawShape>(name: N, shape: S) =>
 const statusFacts = { statusId: id, accountId: id }
 const reblogFacts = { statusId: id, accountId: id, reblogOfId: id, reblogOfAccountId: id }
 const favouriteFacts = { favouriteId: id, accountId: id, statusId: id, statusAccountId: id }
-const followFacts = { followId: id, accountId: id, targetAccountId: id }
-const requestFacts = { followRequestId: id, accountId: id, targetAccountId: id }
-const blockFacts = { blockId: id, accountId: id, targetAccountId: id }
+/**
+ * Facts of relationships that cross servers (docs/federation.md, "Follows across servers"): `uri` is the
+ * ActivityPub id of the Follow or Block (a deleted row's is otherwise lost), `fromPeer` says the change came from
+ * the other server's own activity, so there is nothing to tell it.
+ */
+const federated = { uri: z.string().nullish(), fromPeer: z.boolean().optional() }
+const followFacts = { followId: id, accountId: id, targetAccountId: id, ...federated }
+const requestFacts = { followRequestId: id, accountId: id, targetAccountId: id, ...federated }
+const blockFacts = { blockId: id, accountId: id, targetAccountId: id, ...federated }
 const muteFacts = { muteId: id, accountId: id, targetAccountId: id }
 const listMemberFacts = { listAccountId: id, listId: id, accountId: id, targetAccountId: id }
 
@@ -48,6 +58,8 @@ export const activity = z.discriminatedUnion('event', [
     inReplyToAccountId: id.nullable(),
     mentionedAccountIds: z.array(id),
     tags: z.array(z.string()),
+    // Remote accounts that boosted, favourited or answered a local public or unlisted post: its Delete reaches them.
+    reachedAccountIds: z.array(id).optional(),
   }),
   event('reblog.created', reblogFacts),
   event('reblog.removed', reblogFacts),
@@ -65,6 +77,8 @@ export const activity = z.discriminatedUnion('event', [
   event('mute.removed', muteFacts),
   // A report to the moderators: each staff member gets an `admin.report` notification.
   event('report.created', { reportId: id, accountId: id, targetAccountId: id }),
+  // A local account's profile changed: its remote followers' servers are sent an Update (docs/federation.md).
+  event('account.updated', { accountId: id }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
   // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
   event('announcement.published', { announcementId: id }),
@@ -78,6 +92,8 @@ export const activity = z.discriminatedUnion('event', [
   event('list_account.removed', listMemberFacts),
   event('list.deleted', { listId: id, accountId: id }),
   event('list_feed.missing', { listId: id, accountId: id }),
+  // A user's filters (or their keywords or status rules) changed: its `user` stream gets `filters_changed`.
+  event('filters.changed', { accountId: id }),
   // A followed hashtag unfollowed: its statuses leave the home feed (unless there for another reason).
   event('tag_follow.removed', { tagFollowId: id, tagId: id, accountId: id }),
 ])
@@ -158,6 +174,27 @@ export const timer = z.discriminatedUnion('event', [
 ])
 export type Timer = z.infer<typeof timer>
 
+/**
+ * An activity another server posted to one of our inboxes, its HTTP signature verified (docs/federation.md,
+ * "Inboxes"): `signerAccountId` is the remote account whose key signed it, which is the activity's actor.
+ */
+export const inboxActivity = event('inbox.received', {
+  signerAccountId: id,
+  activity: z.record(z.string(), z.unknown()),
+})
+export type InboxActivity = z.infer<typeof inboxActivity>
+
+/**
+ * One signed POST of an activity to one inbox (docs/federation.md, "Delivery"): `body` is the JSON exactly as
+ * sent, `accountId` the local account that signs it. Added by the accounts worker with a deterministic job id.
+ */
+export const delivery = z.object({
+  inbox: z.string().url(),
+  body: z.string(),
+  accountId: id,
+})
+export type Delivery = z.infer<typeof delivery>
+
 export const JOB_NAMES = {
   notificationCreated: 'notification.created',
 } as const
@@ -168,6 +205,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   event(JOB_NAMES.notificationCreated, notificationCreated.shape),
   ...accountEvent.options,
   ...timer.options,
+  inboxActivity,
 ])
 export type OutboxEvent = z.infer<typeof outboxEvent>
 export type EventName = OutboxEvent['event']
@@ -177,6 +215,7 @@ const queues = new Map<string, QueueName>([
   [JOB_NAMES.notificationCreated, QUEUES.notifications],
   ...accountEvent.options.map((o) => [o.shape.event.value, QUEUES.accountEvents] as const),
   ...timer.options.map((o) => [o.shape.event.value, QUEUES.timers] as const),
+  [inboxActivity.shape.event.value, QUEUES.inbox],
 ])
 export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
@@ -212,6 +251,7 @@ export const defaultJobOptions: JobsOptions = {
 const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   [QUEUES.activities]: { ...defaultJobOptions, attempts: 12, removeOnComplete: { age: 3600, count: 10_000 } },
   [QUEUES.timers]: { ...defaultJobOptions, attempts: 12 },
+  [QUEUES.inbox]: { ...defaultJobOptions, attempts: 12 },
 }
 
 /** How long from now a timer's job waits (none for other events, or a moment already past). */
@@ -257,4 +297,5 @@ export function createProducers(connection: ConnectionOptions | Redis, redisPref
 }
 export type Producers = ReturnType<typeof createProducers>
 
+export * from './outages'
 export * from './streaming'

@@ -22,13 +22,13 @@ export type StreamingEvent = (typeof STREAMING_EVENTS)[number]
 /**
  * One message on a channel. `payload` is already the string the client receives: an entity rendered as JSON
  * (for the receiving account on its own channels, anonymously on public and hashtag ones), or a bare id for
- * `delete`. `exclude`, on public and hashtag channels, lists the accounts that must not receive it: those who
+ * `delete`; none for `filters_changed` (Mastodon's has none). `exclude`, on public and hashtag channels, lists the accounts that must not receive it: those who
  * block or mute its author or an account it mentions, and those its author blocks (worked out by the publisher,
  * so the streaming service never reads the database).
  */
 export interface StreamingMessage {
   event: StreamingEvent
-  payload: string
+  payload?: string
   exclude?: string[]
 }
 
@@ -68,3 +68,11 @@ export function normalizeHashtag(tag: string): string {
     .replace(/[\u00c0-\u024f\u1e00-\u1eff]/g, (c) => c.normalize('NFKD').replace(/\p{M}/gu, ''))
     .replace(/[^\p{L}\p{N}_\u00b7\u200c]/gu, '')
 }
+
+/**
+ * Who owns each list (a hash, list id → account id), kept by the accounts service (written as lists are made and
+ * deleted, in full at start-up and after Redis lost its data), so the streaming service can tell a list's owner
+ * without reading the database or asking with the viewer's token, whose scopes may not reach the lists API:
+ * Mastodon lets any token with `read:statuses` stream its own lists.
+ */
+export const listOwnersKey = (redisPrefix: string) => `${redisPrefix}:list-owners`

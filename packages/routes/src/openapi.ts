@@ -6,7 +6,7 @@ import type { Route } from './table'
 type JsonSchema = Record<string, unknown>
 
 /** `/api/v1/accounts/:id` → `/api/v1/accounts/{id}` */
-export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
+export const openApiPath = (path: string) => path.replace(/[:*](\w+)/g, '{$1}')
 
 const jsonSchemaOf = (schema: z.ZodType): JsonSchema => {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })
@@ -20,7 +20,7 @@ const errorResponse = { $ref: '#/components/responses/Error' }
  * `readParams` validates with. Lists are sent Rails' way, `name[]=a&name[]=b`; nested objects with brackets.
  */
 function parametersOf(route: Route) {
-  const path = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+  const path = [...route.path.matchAll(/[:*](\w+)/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
@@ -60,7 +60,7 @@ const operationId = (route: Route) =>
   `${route.method.toLowerCase()}${route.path
     .split(/[/._-]/)
     .filter(Boolean)
-    .map((part) => (part.startsWith(':') ? `By${part[1]!.toUpperCase()}${part.slice(2)}` : part))
+    .map((part) => (/^[:*]/.test(part) ? `By${part[1]!.toUpperCase()}${part.slice(2)}` : part))
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('')}`
 

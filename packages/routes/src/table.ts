@@ -51,6 +51,8 @@ const GATEWAY = 'gateway'
 
 /** Where WebSocket upgrades of the streaming API go (any path below it too, as Mastodon accepts any path). */
 export const STREAMING_WEBSOCKET_PATH = '/api/v1/streaming'
+/** Every other path below the streaming API (an express 5 wildcard): the streaming service answers them. */
+export const STREAMING_OTHER_PATHS = '/api/v1/streaming/*path'
 
 /**
  * THE route table: every public endpoint, its upstream service, the scopes it accepts (Mastodon's) and what the
@@ -81,12 +83,16 @@ export const ROUTES: readonly Route[] = [
   // Actors and their collections (apps/accounts/src/federation/actors.ts)
   route('GET', '/users/:username', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id', ACCOUNTS, 'none'),
+  route('GET', '/users/:username/statuses/:id/activity', ACCOUNTS, 'none'),
   route('GET', '/users/:username/outbox', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/followers', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/following', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/collections/featured', ACCOUNTS, 'none'),
   route('GET', '/actor', ACCOUNTS, 'none'),
   route('GET', '/actor/outbox', ACCOUNTS, 'none'),
+  // Inboxes: signed by the sending server, not by a token (apps/accounts/src/federation/inbox.ts)
+  route('POST', '/inbox', ACCOUNTS, 'none'),
+  route('POST', '/users/:username/inbox', ACCOUNTS, 'none'),
 
   // Accounts and profiles (apps/accounts/src/api/v1/accounts)
   route('POST', '/api/v1/accounts', ACCOUNTS, 'required', ['write:accounts'], {
@@ -268,6 +274,23 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/notifications/:id', ACCOUNTS, 'required', ['read:notifications']),
   route('POST', '/api/v1/notifications/clear', ACCOUNTS, 'required', ['write:notifications']),
   route('POST', '/api/v1/notifications/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
+  route('GET', '/api/v1/notifications/unread_count', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.unreadCountParams,
+  }),
+  // Grouped notifications (apps/accounts/src/api/v2/notifications.ts; docs/discovery.md); `:id` is a group key
+  route('GET', '/api/v2/notifications', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.groupedNotificationsParams,
+  }),
+  route('GET', '/api/v2/notifications/unread_count', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.unreadCountParams,
+  }),
+  route('GET', '/api/v2/notifications/:id', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.notificationGroupParams,
+  }),
+  route('GET', '/api/v2/notifications/:id/accounts', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.pageParams,
+  }),
+  route('POST', '/api/v2/notifications/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
 
   // Administration (role checked by the service)
   route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {
@@ -283,6 +306,25 @@ export const ROUTES: readonly Route[] = [
     params: P.accountActionParams,
   }),
   route('POST', '/api/v1/admin/accounts/:id/unsuspend', ACCOUNTS, 'required', ['admin:write:accounts']),
+  route('GET', '/api/v1/admin/domain_blocks', ACCOUNTS, 'required', ['admin:read:domain_blocks'], {
+    params: P.pageParams,
+  }),
+  route('GET', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:read:domain_blocks']),
+  route('POST', '/api/v1/admin/domain_blocks', ACCOUNTS, 'required', ['admin:write:domain_blocks'], {
+    params: P.adminDomainBlockParams,
+  }),
+  route('PUT', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks'], {
+    params: P.adminDomainBlockParams,
+  }),
+  route('DELETE', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks']),
+  route('GET', '/api/v1/admin/reports', ACCOUNTS, 'required', ['admin:read:reports'], {
+    params: P.adminReportsParams,
+  }),
+  route('GET', '/api/v1/admin/reports/:id', ACCOUNTS, 'required', ['admin:read:reports']),
+  route('POST', '/api/v1/admin/reports/:id/assign_to_self', ACCOUNTS, 'required', ['admin:write:reports']),
+  route('POST', '/api/v1/admin/reports/:id/unassign', ACCOUNTS, 'required', ['admin:write:reports']),
+  route('POST', '/api/v1/admin/reports/:id/resolve', ACCOUNTS, 'required', ['admin:write:reports']),
+  route('POST', '/api/v1/admin/reports/:id/reopen', ACCOUNTS, 'required', ['admin:write:reports']),
   route('GET', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:read:ip_blocks'], {
     params: P.pageParams,
   }),
@@ -330,10 +372,61 @@ export const ROUTES: readonly Route[] = [
 
   route('POST', '/api/v1/reports', ACCOUNTS, 'required', ['write:reports'], { params: P.reportParams }),
 
+  // Trends, suggestions, directory, featured tags (apps/accounts/src/api/v1/discovery.ts; docs/discovery.md)
+  route('GET', '/api/v1/trends', ACCOUNTS, 'optional', [], { params: P.trendsParams }),
+  route('GET', '/api/v1/trends/tags', ACCOUNTS, 'optional', [], { params: P.trendsParams }),
+  route('GET', '/api/v1/trends/statuses', ACCOUNTS, 'optional', [], { params: P.trendsParams }),
+  route('GET', '/api/v1/trends/links', ACCOUNTS, 'optional', [], { params: P.trendsParams }),
+  route('GET', '/api/v2/suggestions', ACCOUNTS, 'required', ['read:accounts'], {
+    params: P.suggestionsParams,
+  }),
+  route('GET', '/api/v1/suggestions', ACCOUNTS, 'required', ['read:accounts'], {
+    params: P.suggestionsParams,
+  }),
+  route('DELETE', '/api/v1/suggestions/:id', ACCOUNTS, 'required', ['read:accounts']),
+  route('GET', '/api/v1/directory', ACCOUNTS, 'optional', ['read:accounts'], { params: P.directoryParams }),
+  route('GET', '/api/v1/featured_tags', ACCOUNTS, 'required', ['read:accounts']),
+  route('POST', '/api/v1/featured_tags', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.featuredTagParams,
+  }),
+  route('DELETE', '/api/v1/featured_tags/:id', ACCOUNTS, 'required', ['write:accounts']),
+  route('GET', '/api/v1/featured_tags/suggestions', ACCOUNTS, 'required', ['read:accounts']),
+  route('GET', '/api/v1/accounts/:id/featured_tags', ACCOUNTS, 'optional', ['read:accounts']),
+  route('POST', '/api/v1/tags/:id/feature', ACCOUNTS, 'required', ['write:accounts']),
+  route('POST', '/api/v1/tags/:id/unfeature', ACCOUNTS, 'required', ['write:accounts']),
+
+  // Filters (apps/accounts/src/api/v2/filters.ts, api/v1/filters.ts; docs/discovery.md)
+  route('GET', '/api/v2/filters', ACCOUNTS, 'required', ['read:filters']),
+  route('POST', '/api/v2/filters', ACCOUNTS, 'required', ['write:filters'], { params: P.filterParams }),
+  route('GET', '/api/v2/filters/:id', ACCOUNTS, 'required', ['read:filters']),
+  route('PUT', '/api/v2/filters/:id', ACCOUNTS, 'required', ['write:filters'], { params: P.filterParams }),
+  route('DELETE', '/api/v2/filters/:id', ACCOUNTS, 'required', ['write:filters']),
+  route('GET', '/api/v2/filters/:id/keywords', ACCOUNTS, 'required', ['read:filters']),
+  route('POST', '/api/v2/filters/:id/keywords', ACCOUNTS, 'required', ['write:filters'], {
+    params: P.filterKeywordParams,
+  }),
+  route('GET', '/api/v2/filters/keywords/:id', ACCOUNTS, 'required', ['read:filters']),
+  route('PUT', '/api/v2/filters/keywords/:id', ACCOUNTS, 'required', ['write:filters'], {
+    params: P.filterKeywordParams,
+  }),
+  route('DELETE', '/api/v2/filters/keywords/:id', ACCOUNTS, 'required', ['write:filters']),
+  route('GET', '/api/v2/filters/:id/statuses', ACCOUNTS, 'required', ['read:filters']),
+  route('POST', '/api/v2/filters/:id/statuses', ACCOUNTS, 'required', ['write:filters'], {
+    params: P.filterStatusParams,
+  }),
+  route('GET', '/api/v2/filters/statuses/:id', ACCOUNTS, 'required', ['read:filters']),
+  route('DELETE', '/api/v2/filters/statuses/:id', ACCOUNTS, 'required', ['write:filters']),
+  route('GET', '/api/v1/filters', ACCOUNTS, 'required', ['read:filters']),
+  route('POST', '/api/v1/filters', ACCOUNTS, 'required', ['write:filters'], { params: P.filterV1Params }),
+  route('GET', '/api/v1/filters/:id', ACCOUNTS, 'required', ['read:filters']),
+  route('PUT', '/api/v1/filters/:id', ACCOUNTS, 'required', ['write:filters'], { params: P.filterV1Params }),
+  route('DELETE', '/api/v1/filters/:id', ACCOUNTS, 'required', ['write:filters']),
+
   // Instance
   route('GET', '/api/v1/instance', ACCOUNTS, 'none'),
   route('GET', '/api/v2/instance', ACCOUNTS, 'none'),
   route('GET', '/api/v1/instance/rules', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/instance/domain_blocks', ACCOUNTS, 'optional'),
   route('GET', '/api/v1/instance/extended_description', ACCOUNTS, 'none'),
   route('GET', '/api/v1/instance/translation_languages', ACCOUNTS, 'none'),
   route('GET', '/api/v1/custom_emojis', ACCOUNTS, 'none'),
@@ -379,6 +472,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/streaming/direct', STREAMING, 'stream', ['read:statuses'], {
     params: P.streamParams,
   }),
+  // Any other path below: the streaming server's own 400 `Unknown channel requested`, as Mastodon answers.
+  route('GET', STREAMING_OTHER_PATHS, STREAMING, 'stream', ['read:statuses']),
 
   // The gateway's own (apps/gateway/src/service.ts)
   route('GET', '/api/openapi.json', GATEWAY, 'none'),
@@ -391,10 +486,12 @@ export const ROUTES: readonly Route[] = [
 export function bySpecificity<T extends { path: string }>(a: T, b: T): number {
   const as = a.path.split('/')
   const bs = b.path.split('/')
+  // A literal segment before a parameter, a parameter before a wildcard (which matches the rest of the path).
+  const rank = (segment: string) => (segment.startsWith('*') ? 2 : segment.startsWith(':') ? 1 : 0)
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    const ap = as[i]!.startsWith(':')
-    const bp = bs[i]!.startsWith(':')
-    if (ap !== bp) return ap ? 1 : -1
+    const ar = rank(as[i]!)
+    const br = rank(bs[i]!)
+    if (ar !== br) return ar - br
   }
   return bs.length - as.length
 }

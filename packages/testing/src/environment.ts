@@ -45,13 +45,25 @@ export async function createTestDatabase(): Promise<string> {
 /** A Redis key namespace of its own for one stack: every key and BullMQ queue lives under it. */
 export const createRedisPrefix = () => `roost-test-${runId()}-${randomSuffix()}`
 
-/** A free loopback port (there is a small window before it is used; acceptable for tests). */
+/**
+ * A free loopback port for a server that must know its port before it starts (the gateway, whose port is in
+ * PUBLIC_URL). It is drawn below Linux's ephemeral range (32768–60999): a port the kernel handed out and took back
+ * could be given to an outgoing connection (to Postgres, to Redis) before the server binds it, which made a test
+ * fail with EADDRINUSE in CI. Ports of this range are only ever taken by a bind, so only another test drawing the
+ * same number in the same moment can collide, and the bind check below skips any port taken.
+ */
 export async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000)
+    const server = net.createServer()
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => resolve(true))
+    })
+    if (!bound) continue
+    await new Promise((resolve) => server.close(resolve))
+    return port
+  }
 }
 
 /** Fails with a message that says what is missing, rather than a stack of connection errors. */

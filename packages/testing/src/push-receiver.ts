@@ -13,11 +13,11 @@ export function createSubscriberKeys() {
 }
 export type SubscriberKeys = ReturnType<typeof createSubscriberKeys>
 
-/** One answer of the fake push service: a status and headers (e.g. `{ status: 429, headers: { 'Retry-After': '1' } }`). */
-export interface Answer {
-  status: number
-  headers?: Record<string, string>
-}
+/**
+ * One answer of the fake push service: a status and headers (e.g. `{ status: 429, headers: { 'Retry-After': '1' } }`),
+ * or `{ hang: true }`: the message is read and never answered (the connection stays open until the sender gives up).
+ */
+export type Answer = { status: number; headers?: Record<string, string>; hang?: false } | { hang: true }
 
 /** A push message the receiver accepted as well-formed: decrypted and with a valid VAPID signature. */
 export interface ReceivedPush {
@@ -46,12 +46,25 @@ const VAPID_MAX_LIFETIME_SECONDS = 24 * 3600
  * legacy aesgcm) with the subscriber's private key and auth secret. Answers are scripted per endpoint; once the
  * script runs out, every message gets 201.
  */
-export async function startPushReceiver(options: { vapidPublicKey: string }) {
+export async function startPushReceiver(options: {
+  vapidPublicKey: string
+  /** Every answer waits this long (a push service's latency), so a sender that dies meanwhile gets none. */
+  delayMs?: number
+}) {
   const subscribers = new Map<string, Subscriber>()
   const received: ReceivedPush[] = []
   const attempts: { endpoint: string; at: number }[] = []
   const problems: string[] = []
+  /** Messages that decrypted but were never accepted: hung on purpose, or their sender gone before the answer. */
+  const unanswered: {
+    endpoint: string
+    at: number
+    payload: Record<string, unknown>
+    why: 'hung' | 'gone'
+  }[] = []
   let connections = 0
+  /** While held (`hold()`), answers wait here until `release()`. */
+  let held: (() => void)[] | undefined
 
   async function check(path: string, req: http.IncomingMessage, body: Buffer) {
     const subscriber = subscribers.get(path)
@@ -120,16 +133,34 @@ export async function startPushReceiver(options: { vapidPublicKey: string }) {
       check(path, req, Buffer.concat(chunks)).then(
         (message) => {
           const answer = message.subscriber.answers.shift() ?? { status: 201 }
-          received.push({
-            endpoint: `${origin}${path}`,
-            at: Date.now(),
-            encoding: message.encoding,
-            payload: message.payload,
-            headers: req.headers,
-            vapid: message.vapid,
-            status: answer.status,
-          })
-          res.writeHead(answer.status, answer.headers).end()
+          const endpoint = `${origin}${path}`
+          if (answer.hang) {
+            unanswered.push({ endpoint, at: Date.now(), payload: message.payload, why: 'hung' })
+            return
+          }
+          const respond = () => {
+            // A sender that died or gave up before the answer never learns of it: not accepted. (An HTTP client
+            // never half-closes, so a socket whose other end has ended is a sender gone.)
+            if (res.destroyed || req.socket.destroyed || ended.has(req.socket)) {
+              unanswered.push({ endpoint, at: Date.now(), payload: message.payload, why: 'gone' })
+              return
+            }
+            received.push({
+              endpoint,
+              at: Date.now(),
+              encoding: message.encoding,
+              payload: message.payload,
+              headers: req.headers,
+              vapid: message.vapid,
+              status: answer.status,
+            })
+            res.writeHead(answer.status, answer.headers).end()
+          }
+          // setImmediate: after the poll phase, so a FIN that arrived while the answer waited is seen first.
+          const answerNow = () => (held ? held.push(respond) : setImmediate(respond))
+          if (options.delayMs) setTimeout(answerNow, options.delayMs)
+          else if (held) held.push(respond)
+          else respond()
         },
         (err: Error) => {
           problems.push(`${path}: ${err.message}`)
@@ -138,7 +169,12 @@ export async function startPushReceiver(options: { vapidPublicKey: string }) {
       )
     })
   })
-  server.on('connection', () => connections++)
+  const ended = new WeakSet<object>()
+  server.on('connection', (socket) => {
+    connections++
+    socket.once('end', () => ended.add(socket))
+    socket.once('close', () => ended.add(socket))
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
@@ -148,8 +184,24 @@ export async function startPushReceiver(options: { vapidPublicKey: string }) {
     received,
     /** Every request, accepted or not. */
     attempts,
+    /** Messages read but never answered (`{ hang: true }`, or the sender gone before `delayMs` passed). */
+    unanswered,
     /** Why requests were refused (bad VAPID, undecryptable body…); tests expect it empty. */
     problems,
+    /** Messages being held (`delayMs`) or hung right now: a sender killed now leaves them unanswered. */
+    get pending() {
+      return attempts.length - received.length - unanswered.length - problems.length
+    },
+    /** Answers nothing until `release()`: the messages arriving meanwhile wait (to kill their sender then). */
+    hold() {
+      held ??= []
+    },
+    /** Answers what `hold()` kept back, to the senders still there, and answers at once again. */
+    release() {
+      const waiting = held ?? []
+      held = undefined
+      for (const respond of waiting) setImmediate(respond)
+    },
     /** TCP connections opened to the receiver. */
     get connections() {
       return connections

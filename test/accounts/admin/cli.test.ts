@@ -4,12 +4,11 @@ import { promisify } from 'node:util'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { bullPrefix, QUEUES } from '@roost/events'
+import { bundle } from '../../bundle'
 import { startStack } from '../../stack'
 import type { Stack } from '../../stack'
 
 const ROOT = path.resolve(__dirname, '../../..')
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx')
-const CLI = path.join(ROOT, 'apps', 'accounts', 'src', 'cli.ts')
 
 let stack: Stack
 beforeAll(async () => {
@@ -26,7 +25,14 @@ async function roost(...args: string[]): Promise<{ code: number; stdout: string;
     REDIS_PREFIX: stack.env.REDIS_PREFIX,
   }
   try {
-    const { stdout, stderr } = await promisify(execFile)(TSX, [CLI, ...args], { cwd: ROOT, env })
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [await bundle('apps/accounts/src/cli.ts'), ...args],
+      {
+        cwd: ROOT,
+        env,
+      },
+    )
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }

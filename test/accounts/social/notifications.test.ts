@@ -210,7 +210,13 @@ describe('the outbox: notification.created reaches BullMQ exactly once', () => {
     })
     dead.on('error', () => {})
     const deadProducers = createProducers(dead, stack.env.REDIS_PREFIX!)
-    const failing = createOutboxRelay({ db, producers: deadProducers, logger: stack.accounts.ctx.logger })
+    const failing = createOutboxRelay({
+      db,
+      producers: deadProducers,
+      logger: stack.accounts.ctx.logger,
+      redis: dead,
+      redisPrefix: stack.env.REDIS_PREFIX!,
+    })
     const liveProducers = createProducers(redis, stack.env.REDIS_PREFIX!)
     const activities = new Queue(QUEUES.activities, {
       connection: redis,

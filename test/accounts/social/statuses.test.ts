@@ -1,3 +1,5 @@
+import { isBlurhashValid } from 'blurhash'
+import sharp from 'sharp'
 import { startStack } from '../../stack'
 import type { Stack } from '../../stack'
 import { PNG, post, signUp } from './helpers'
@@ -25,6 +27,35 @@ describe('POST /api/v1/statuses', () => {
     expect(posted.application).toEqual({ name: 'Roost tests', website: null })
     expect((await bob.get(`/api/v1/statuses/${id}`).expect(200)).body.application).toBeNull()
     expect((await stack.api().get(`/api/v1/statuses/${id}`).expect(200)).body.application).toBeNull()
+  })
+
+  it('answers with the status exactly as reading it back shows it (the answer is rendered from what the request knows)', async () => {
+    const media = await alice
+      .post('/api/v2/media')
+      .attach('file', PNG, 'c.png')
+      .expect((r) => {
+        if (r.status !== 200 && r.status !== 202) throw new Error(`media: ${r.status}`)
+      })
+    const other = await alice.post('/api/v1/media').attach('file', PNG, 'd.png').expect(200)
+    const body = {
+      status: '@bob #Fresh and #answers with two pictures',
+      media_ids: [other.body.id, media.body.id],
+      spoiler_text: 'cw',
+      language: 'en',
+    }
+    const posted = (await alice.post('/api/v1/statuses', body).expect(200)).body
+    const read = (await alice.get(`/api/v1/statuses/${posted.id}`).expect(200)).body
+    expect(posted).toEqual(read)
+    const poll = (
+      await alice
+        .post('/api/v1/statuses', { status: 'a poll', poll: { options: ['a', 'b'], expires_in: 3600 } })
+        .expect(200)
+    ).body
+    expect(poll).toEqual((await alice.get(`/api/v1/statuses/${poll.id}`).expect(200)).body)
+    const reply = (
+      await alice.post('/api/v1/statuses', { status: 'a reply', in_reply_to_id: posted.id }).expect(200)
+    ).body
+    expect(reply).toEqual((await alice.get(`/api/v1/statuses/${reply.id}`).expect(200)).body)
   })
 
   it('creates a status with mentions, tags and a content warning, and counts it', async () => {
@@ -98,6 +129,55 @@ describe('POST /api/v1/statuses', () => {
     expect(noFile.body.error).toMatch(/file/)
   })
 
+  it('computes meta (original, small), blurhash and a small preview on upload, as Mastodon; undecodable images are a 422', async () => {
+    // A 1200×800 JPEG with a gradient-free two-tone picture (so the blurhash has something to say).
+    const jpeg = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3366cc' } })
+      .composite([
+        {
+          input: await sharp({ create: { width: 600, height: 400, channels: 3, background: '#ffcc00' } })
+            .png()
+            .toBuffer(),
+          top: 0,
+          left: 0,
+        },
+      ])
+      .jpeg()
+      .toBuffer()
+    const up = (await alice.post('/api/v2/media').attach('file', jpeg, 'big.jpg').expect(200)).body
+    expect(up.meta.original).toEqual({ width: 1200, height: 800, size: '1200x800', aspect: 1.5 })
+    const small = up.meta.small
+    expect(small.width * small.height).toBeLessThanOrEqual(230_400)
+    expect(small.width * small.height).toBeGreaterThan(220_000)
+    expect(small.size).toBe(`${small.width}x${small.height}`)
+    expect(small.aspect).toBeCloseTo(1.5, 2)
+    expect(typeof up.blurhash).toBe('string')
+    expect(isBlurhashValid(up.blurhash)).toEqual({ result: true })
+    expect(up.preview_url).not.toBe(up.url)
+    const preview = await stack.api().get(new URL(up.preview_url).pathname).buffer(true).expect(200)
+    expect(preview.headers['content-type']).toMatch(/^image\/jpeg/)
+    const previewMeta = await sharp(preview.body as Buffer).metadata()
+    expect([previewMeta.width, previewMeta.height]).toEqual([small.width, small.height])
+    // Read back, the attachment is the same.
+    expect((await alice.get(`/api/v1/media/${up.id}`).expect(200)).body).toEqual(up)
+
+    // A small PNG is never enlarged: small equals original.
+    const png = await sharp({ create: { width: 30, height: 20, channels: 4, background: '#ff000080' } })
+      .png()
+      .toBuffer()
+    const tiny = (await alice.post('/api/v1/media').attach('file', png, 't.png').expect(200)).body
+    expect(tiny.meta).toEqual({
+      original: { width: 30, height: 20, size: '30x20', aspect: 1.5 },
+      small: { width: 30, height: 20, size: '30x20', aspect: 1.5 },
+    })
+    expect(isBlurhashValid(tiny.blurhash).result).toBe(true)
+
+    // PNG's signature followed by garbage: an image by its first bytes that does not decode.
+    const broken = Buffer.concat([png.subarray(0, 16), Buffer.alloc(64, 7)])
+    const bad = await alice.post('/api/v2/media').attach('file', broken, 'b.png')
+    expect(bad.status).toBe(422)
+    expect(bad.body).toEqual({ error: 'File type of uploaded media could not be verified' })
+  })
+
   it('sets alt text with PUT and discards an unposted upload with DELETE, only on your own unattached media', async () => {
     const upload = (await alice.post('/api/v2/media').attach('file', PNG, 'c.png').expect(200)).body
     const path = `/api/v1/media/${upload.id}`
@@ -125,10 +205,13 @@ describe('POST /api/v1/statuses', () => {
     await bob.delete(path).expect(404)
 
     const image = new URL(upload.url).pathname
+    const preview = new URL(upload.preview_url).pathname
     await stack.api().get(image).expect(200)
+    await stack.api().get(preview).expect(200)
     expect((await alice.delete(path).expect(200)).body).toEqual({})
     await alice.get(path).expect(404)
     await stack.api().get(image).expect(404)
+    await stack.api().get(preview).expect(404)
 
     const posted = (await alice.post('/api/v1/media').attach('file', PNG, 'd.png').expect(200)).body
     await alice.post('/api/v1/statuses', { media_ids: [posted.id] }).expect(200)

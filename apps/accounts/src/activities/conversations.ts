@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { StatusRow } from '../entities/status'
 import { addToConversation, dropConversationsWith, removeFromConversations } from '../domain/conversations'
+import type { StreamingPublisher } from '../streaming/publisher'
 import type { Consumer } from './consumer'
 
 /**
@@ -8,23 +9,29 @@ import type { Consumer } from './consumer'
  * direct status goes into its author's conversation here (its recipients' are filed with their mention
  * notification, activities/notifications.ts), a deleted one leaves every conversation it was in, and a block
  * deletes the blocker's conversations with the blocked account. Each handler locks the row it depends on FOR SHARE
- * and does nothing when it is gone, so replays and reordering leave nothing behind.
+ * and does nothing when it is gone, so replays and reordering leave nothing behind. A conversation that changed
+ * is streamed to its owner once committed (`conversation` on `direct`, docs/streaming.md); a replay changes
+ * nothing and streams nothing.
  */
-export function conversationsConsumer(db: Knex): Consumer {
+export function conversationsConsumer(db: Knex, streaming?: StreamingPublisher): Consumer {
   return {
-    'status.created': (a) =>
-      db.transaction(async (trx) => {
+    'status.created': async (a) => {
+      const changed = await db.transaction(async (trx) => {
         const status: StatusRow | undefined = await trx('statuses')
           .where({ id: a.statusId })
           .forShare()
           .first()
-        if (status?.visibility === 'direct') await addToConversation(trx, status.account_id, status)
-      }),
+        if (status?.visibility !== 'direct') return undefined
+        return addToConversation(trx, status.account_id, status)
+      })
+      if (changed) await streaming?.conversations([changed])
+    },
     'status.deleted': async (a) => {
       if (a.visibility !== 'direct') return
-      await db.transaction((trx) =>
+      const changed = await db.transaction((trx) =>
         removeFromConversations(trx, [a.accountId, ...a.mentionedAccountIds], a.statusId),
       )
+      await streaming?.conversations(changed)
     },
     'block.created': (a) =>
       db.transaction(async (trx) => {

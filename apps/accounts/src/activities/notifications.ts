@@ -2,7 +2,11 @@ import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { addToConversation } from '../domain/conversations'
-import { notify as notifyInTransaction, withdrawNotifications } from '../domain/notifications'
+import {
+  notify as notifyInTransaction,
+  notifyAll as notifyAllInTransaction,
+  withdrawNotifications,
+} from '../domain/notifications'
 import type { NewNotification } from '../domain/notifications'
 import type { StreamingPublisher } from '../streaming/publisher'
 import type { ReportRow } from '../domain/reports'
@@ -17,21 +21,33 @@ import type { Consumer } from './consumer'
  * activity always finds the notification to take back.
  */
 export function notificationsConsumer(db: Knex, urls: Urls, streaming?: StreamingPublisher): Consumer {
-  /** The notifications each open transaction made, streamed to their recipients once it has committed. */
+  /**
+   * The notifications each open transaction made, and the conversations it changed, streamed to their recipients
+   * once it has committed.
+   */
   const made = new WeakMap<Knex, string[]>()
+  const conversed = new WeakMap<Knex, string[]>()
   const notify = async (trx: Knex, urls: Urls, n: NewNotification) => {
     const id = await notifyInTransaction(trx, urls, n)
     if (id) made.get(trx)?.push(id)
     return id
   }
+  const notifyAll = async (trx: Knex, n: Omit<NewNotification, 'recipientId'>, recipientIds: string[]) => {
+    const ids = await notifyAllInTransaction(trx, urls, n, recipientIds)
+    made.get(trx)?.push(...ids.values())
+    return ids
+  }
   const whileExists = async <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) => {
     const ids: string[] = []
+    const conversations: string[] = []
     await db.transaction(async (trx) => {
       made.set(trx, ids)
+      conversed.set(trx, conversations)
       const row: T | undefined = await trx(table).where({ id }).forShare().first()
       if (row) await work(trx, row)
     })
     await streaming?.notifications(ids)
+    await streaming?.conversations(conversations)
   }
 
   /**
@@ -44,16 +60,17 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
       .where({ status_id: status.id })
       .orderBy('account_id')
       .pluck('account_id')
-    for (const recipientId of mentioned) {
-      const notified = await notify(trx, urls, {
-        type: 'mention',
-        recipientId,
-        senderId: status.account_id,
-        statusId: status.id,
-        activityId: status.id,
-      })
-      if (notified && status.visibility === 'direct') await addToConversation(trx, recipientId, status)
-    }
+    const notified = await notifyAll(
+      trx,
+      { type: 'mention', senderId: status.account_id, statusId: status.id, activityId: status.id },
+      mentioned,
+    )
+    if (status.visibility === 'direct')
+      for (const recipientId of mentioned) {
+        if (!notified.has(recipientId)) continue
+        const changed = await addToConversation(trx, recipientId, status)
+        if (changed) conversed.get(trx)?.push(changed)
+      }
     return mentioned
   }
 
@@ -61,13 +78,11 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
     // Moderators and admins hear of each report (Mastodon's `admin.report`), from the reporter.
     'report.created': (a) =>
       whileExists<ReportRow>('reports', a.reportId, async (trx, report) => {
-        for (const recipientId of await staffToNotify(trx, report))
-          await notify(trx, urls, {
-            type: 'admin.report',
-            recipientId,
-            senderId: report.account_id,
-            activityId: report.id,
-          })
+        await notifyAll(
+          trx,
+          { type: 'admin.report', senderId: report.account_id, activityId: report.id },
+          await staffToNotify(trx, report),
+        )
       }),
     'status.created': (a) =>
       whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
@@ -79,14 +94,11 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
           .whereNotIn('account_id', mentioned)
           .orderBy('id')
           .pluck('account_id')
-        for (const recipientId of watchers)
-          await notify(trx, urls, {
-            type: 'status',
-            recipientId,
-            senderId: status.account_id,
-            statusId: status.id,
-            activityId: status.id,
-          })
+        await notifyAll(
+          trx,
+          { type: 'status', senderId: status.account_id, statusId: status.id, activityId: status.id },
+          watchers,
+        )
       }),
 
     /**

@@ -24,6 +24,8 @@ export function streamingConsumer(db: Knex, urls: Urls, streaming: StreamingPubl
     },
     'status.deleted': (a) => streaming.publicDelete(a),
 
+    'filters.changed': (a) => streaming.filtersChanged(a.accountId),
+
     // Announcements go to everyone who streams (Mastodon's PublishScheduledAnnouncementWorker and friends).
     'announcement.published': async (a) => {
       const row: AnnouncementRow | undefined = await db('announcements')

@@ -27,10 +27,15 @@ async function participantsOf(trx: Knex, ownerId: string, status: StatusRow): Pr
  * Mastodon's `AccountConversation.add_status`, run by the accounts worker (docs/statuses.md, "Conversations"):
  * files a direct status in the owner's conversation for its thread and participants (made if need be), which
  * becomes unread unless the owner wrote it. Idempotent: a status already there changes nothing. The row is locked,
- * so two statuses arriving at once both land.
+ * so two statuses arriving at once both land. Answers the conversation's id when it changed (to stream it once
+ * committed, as Mastodon's after_commit does), else undefined.
  */
-export async function addToConversation(trx: Knex, ownerId: string, status: StatusRow) {
-  if (!status.conversation_id) return
+export async function addToConversation(
+  trx: Knex,
+  ownerId: string,
+  status: StatusRow,
+): Promise<string | undefined> {
+  if (!status.conversation_id) return undefined
   const key = {
     account_id: ownerId,
     conversation_id: status.conversation_id,
@@ -46,7 +51,7 @@ export async function addToConversation(trx: Knex, ownerId: string, status: Stat
     .forUpdate()
     .first()
   const ids = row.status_ids.map(String)
-  if (ids.includes(status.id)) return
+  if (ids.includes(status.id)) return undefined
   const statusIds = [...ids, status.id].sort(byId)
   await trx('account_conversations')
     .where({ id: row.id })
@@ -55,13 +60,20 @@ export async function addToConversation(trx: Knex, ownerId: string, status: Stat
       last_status_id: statusIds.at(-1),
       unread: status.account_id !== ownerId,
     })
+  return String(row.id)
 }
 
 /**
  * Mastodon's `AccountConversation.remove_status` for a deleted direct status: it leaves the conversations of the
- * accounts it was in, and a conversation left empty is deleted.
+ * accounts it was in, and a conversation left empty is deleted. Answers the ids of the conversations that remain
+ * (changed: streamed once committed; a deleted one is not, as in Mastodon).
  */
-export async function removeFromConversations(trx: Knex, accountIds: string[], statusId: string) {
+export async function removeFromConversations(
+  trx: Knex,
+  accountIds: string[],
+  statusId: string,
+): Promise<string[]> {
+  const changed: string[] = []
   const rows: AccountConversationRow[] = await trx('account_conversations')
     .whereIn('account_id', accountIds)
     .whereRaw('status_ids @> ?::bigint[]', [pgArray([statusId])])
@@ -69,11 +81,14 @@ export async function removeFromConversations(trx: Knex, accountIds: string[], s
   for (const row of rows) {
     const statusIds = row.status_ids.map(String).filter((id) => id !== statusId)
     if (!statusIds.length) await trx('account_conversations').where({ id: row.id }).delete()
-    else
+    else {
       await trx('account_conversations')
         .where({ id: row.id })
         .update({ status_ids: pgArray(statusIds), last_status_id: statusIds.at(-1) })
+      changed.push(String(row.id))
+    }
   }
+  return changed
 }
 
 /** Blocking someone deletes one's conversations with them (Mastodon's AfterBlockService). */

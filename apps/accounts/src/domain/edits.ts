@@ -46,7 +46,7 @@ const pollOptionsOf = async (trx: Knex, statusId: string): Promise<string[] | nu
   (await trx('polls').where({ status_id: statusId }).first('options'))?.options ?? null
 
 /** A StatusEdit row recording the status as it is now (Mastodon's `Status#snapshot!`). */
-async function snapshot(
+export async function snapshot(
   trx: Knex,
   status: StatusRow,
   media: MediaAttachmentRow[],

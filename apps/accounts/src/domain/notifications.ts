@@ -2,11 +2,12 @@ import type { Knex } from '@roost/db'
 import { pushExcerpt } from '@roost/events'
 import type { NotificationType } from '@roost/events'
 import type { AccountRow, Urls } from '../entities/account'
-import { mediaUrl, missingAvatar } from '../entities/account'
+import { avatarOf } from '../entities/account'
 import * as outbox from '../outbox/outbox'
-import { activeMute } from './relationships'
+import { activeMute, bigintArray } from './relationships'
 
 interface RecipientFacts {
+  recipient_id: string
   user_id: string
   locale: string
   suspended_at: Date | null
@@ -15,6 +16,7 @@ interface RecipientFacts {
   mutes_conversation: boolean
   recipient_follows: boolean
   sender_follows: boolean
+  sender_silenced: boolean
 }
 
 export interface NewNotification {
@@ -26,68 +28,136 @@ export interface NewNotification {
   activityId: string
 }
 
+/** The types Mastodon groups (docs/discovery.md, "Grouped notifications"). */
+export const GROUPABLE_TYPES: readonly string[] = ['favourite', 'reblog', 'follow', 'admin.sign_up']
+/** A group spans at most this many hour buckets. */
+const GROUP_SPAN_HOURS = 12
+
 /**
- * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction: drops the
- * notification for self-actions (except a poll's end), a suspended or remote recipient, a sender the recipient blocks or muted with
- * notifications, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event. A replayed activity finds
- * its notification there already and adds nothing. Returns the new notification's id (undefined when
- * none was made), so the caller can stream it once its transaction has committed.
+ * The group of a new notification, as Mastodon's Notification#set_group_key!: `<type>-<status id>` (favourites,
+ * reblogs) or `<type>` (follows, sign-ups), then the hour bucket, reusing the recipient's latest bucket of that
+ * prefix while the new one is less than 12 hours after it. Mastodon keeps the latest bucket in Redis; Roost reads
+ * it from the notifications themselves. Null for types never grouped.
  */
+async function groupKeyFor(trx: Knex, n: NewNotification): Promise<string | null> {
+  if (!GROUPABLE_TYPES.includes(n.type)) return null
+  const prefix = n.type === 'favourite' || n.type === 'reblog' ? `${n.type}-${n.statusId}` : n.type
+  let bucket = Math.floor(Date.now() / 3_600_000)
+  const latest: { group_key: string } | undefined = await trx('notifications')
+    .where('account_id', n.recipientId)
+    .where('group_key', '>=', `${prefix}-`)
+    .where('group_key', '<', `${prefix}.`)
+    .orderBy('group_key', 'desc')
+    .first('group_key')
+  const previous = latest ? Number(latest.group_key.slice(prefix.length + 1)) : NaN
+  if (Number.isSafeInteger(previous) && bucket < previous + GROUP_SPAN_HOURS) bucket = previous
+  return `${prefix}-${bucket}`
+}
+
+/** `notify` for one recipient: the new notification's id, undefined when none was made. */
 export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise<string | undefined> {
+  const { recipientId, ...rest } = n
+  return (await notifyAll(trx, urls, rest, [recipientId])).get(recipientId)
+}
+
+/**
+ * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction, for one
+ * activity and any number of recipients: drops the notification for self-actions (except a poll's end), a
+ * suspended or remote recipient, a sender the recipient blocks or muted with notifications, a silenced sender the
+ * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event. A replayed
+ * activity finds its notifications there already and adds nothing. Whatever the number of recipients, this is
+ * five statements: their facts, the sender, the status, the notifications, their outbox rows (docs/performance.md,
+ * "Write path"). Returns recipient → new notification id (only those made), so the caller can stream them once
+ * its transaction has committed; recipients' notifications are made in the order given.
+ */
+export async function notifyAll(
+  trx: Knex,
+  urls: Urls,
+  n: Omit<NewNotification, 'recipientId'>,
+  recipientIds: string[],
+): Promise<Map<string, string>> {
   // A poll's end is news to its own author too (Mastodon exempts `poll` from the self-action rule).
-  if (n.recipientId === n.senderId && n.type !== 'poll') return undefined
-  // The recipient, its user and every relationship fact in one round trip (docs/performance.md, "Write path").
+  const wanted = [...new Set(recipientIds)].filter((id) => id !== n.senderId || n.type === 'poll')
+  const made = new Map<string, string>()
+  if (!wanted.length) return made
+  // The recipients, their users and every relationship fact in one round trip.
   const { rows } = await trx.raw<{ rows: RecipientFacts[] }>(
-    `SELECT users.id AS user_id, users.locale, accounts.suspended_at,
-       EXISTS (SELECT 1 FROM blocks WHERE account_id = :r AND target_account_id = :s) AS blocks,
-       EXISTS (SELECT 1 FROM mutes WHERE account_id = :r AND target_account_id = :s AND hide_notifications
+    `SELECT accounts.id AS recipient_id, users.id AS user_id, users.locale, accounts.suspended_at,
+       EXISTS (SELECT 1 FROM blocks WHERE account_id = accounts.id AND target_account_id = :s) AS blocks,
+       EXISTS (SELECT 1 FROM mutes WHERE account_id = accounts.id AND target_account_id = :s AND hide_notifications
                AND ${activeMute(trx).toQuery()}) AS mutes,
        (:status::bigint IS NOT NULL AND EXISTS (
           SELECT 1 FROM conversation_mutes JOIN statuses ON statuses.conversation_id = conversation_mutes.conversation_id
-          WHERE statuses.id = :status::bigint AND conversation_mutes.account_id = :r)) AS mutes_conversation,
-       EXISTS (SELECT 1 FROM follows WHERE account_id = :r AND target_account_id = :s) AS recipient_follows,
-       EXISTS (SELECT 1 FROM follows WHERE account_id = :s AND target_account_id = :r) AS sender_follows
+          WHERE statuses.id = :status::bigint AND conversation_mutes.account_id = accounts.id)) AS mutes_conversation,
+       EXISTS (SELECT 1 FROM follows WHERE account_id = accounts.id AND target_account_id = :s) AS recipient_follows,
+       EXISTS (SELECT 1 FROM follows WHERE account_id = :s AND target_account_id = accounts.id) AS sender_follows,
+       EXISTS (SELECT 1 FROM accounts sender WHERE sender.id = :s AND sender.silenced_at IS NOT NULL) AS sender_silenced
      FROM accounts JOIN users ON users.account_id = accounts.id
-     WHERE accounts.id = :r`,
-    { r: n.recipientId, s: n.senderId, status: n.statusId ?? null },
+     WHERE accounts.id = ANY (:r::bigint[])`,
+    { r: bigintArray(wanted), s: n.senderId, status: n.statusId ?? null },
   )
-  const facts = rows[0]
-  if (!facts || facts.suspended_at || facts.blocks || facts.mutes || facts.mutes_conversation)
-    return undefined
-  const sender: AccountRow = await trx('accounts').where({ id: n.senderId }).first()
+  const factsOf = new Map(rows.map((r) => [String(r.recipient_id), r]))
+  const recipients = wanted.filter((id) => {
+    const facts = factsOf.get(id)
+    if (!facts || facts.suspended_at || facts.blocks || facts.mutes || facts.mutes_conversation) return false
+    // A silenced (limited) sender reaches only those who follow it, as Mastodon's NotifyService (`hellbanned?`);
+    // moderators' notifications are not held back.
+    return !facts.sender_silenced || facts.recipient_follows || n.type.startsWith('admin.')
+  })
+  if (!recipients.length) return made
+  const groupKeys = new Map<string, string | null>()
+  for (const recipientId of recipients)
+    groupKeys.set(recipientId, await groupKeyFor(trx, { ...n, recipientId }))
+  const [sender, status]: [AccountRow, { text: string; spoiler_text: string } | undefined] =
+    await Promise.all([
+      trx('accounts').where({ id: n.senderId }).first(),
+      n.statusId ? trx('statuses').where({ id: n.statusId }).first('text', 'spoiler_text') : undefined,
+    ])
 
-  const [row] = await trx('notifications')
-    .insert({
-      account_id: n.recipientId,
-      from_account_id: n.senderId,
-      type: n.type,
-      status_id: n.statusId ?? null,
-      activity_id: n.activityId,
-    })
+  const inserted: { id: string; account_id: string; created_at: Date }[] = await trx('notifications')
+    .insert(
+      recipients.map((recipientId) => ({
+        account_id: recipientId,
+        from_account_id: n.senderId,
+        type: n.type,
+        status_id: n.statusId ?? null,
+        activity_id: n.activityId,
+        group_key: groupKeys.get(recipientId),
+      })),
+    )
     .onConflict(['account_id', 'type', 'activity_id'])
     .ignore()
-    .returning(['id', 'created_at'])
-  if (!row) return undefined
-  const status = n.statusId
-    ? await trx('statuses').where({ id: n.statusId }).first('text', 'spoiler_text')
-    : undefined
-  await outbox.add(trx, {
-    event: 'notification.created',
-    notificationId: row.id,
-    type: n.type,
-    recipientUserId: facts.user_id,
-    recipientAccountId: n.recipientId,
-    recipientLocale: facts.locale,
-    senderAccountId: n.senderId,
-    senderName: sender.display_name || sender.username,
-    senderAvatarUrl: sender.avatar_file ? mediaUrl(urls, sender.avatar_file) : missingAvatar(urls),
-    // Statuses and bios are stored as the plain text their authors typed; the push shows 140 characters.
-    excerpt: pushExcerpt(status ? status.spoiler_text || status.text : sender.note),
-    recipientFollowsSender: facts.recipient_follows,
-    senderFollowsRecipient: facts.sender_follows,
-    createdAt: new Date(row.created_at).toISOString(),
-  })
-  return row.id as string
+    .returning(['id', 'account_id', 'created_at'])
+  if (!inserted.length) return made
+  const senderName = sender.display_name || sender.username
+  const senderAvatarUrl = avatarOf(sender, urls)
+  // Statuses and bios are stored as the plain text their authors typed; the push shows 140 characters.
+  const excerpt = pushExcerpt(status ? status.spoiler_text || status.text : sender.note)
+  const byRecipient = new Map(inserted.map((row) => [String(row.account_id), row]))
+  const events = []
+  for (const recipientId of recipients) {
+    const row = byRecipient.get(recipientId)
+    if (!row) continue // there already: a replay
+    const facts = factsOf.get(recipientId)!
+    made.set(recipientId, String(row.id))
+    events.push({
+      event: 'notification.created' as const,
+      notificationId: String(row.id),
+      type: n.type,
+      recipientUserId: String(facts.user_id),
+      recipientAccountId: recipientId,
+      recipientLocale: facts.locale,
+      senderAccountId: n.senderId,
+      senderName,
+      senderAvatarUrl,
+      excerpt,
+      recipientFollowsSender: facts.recipient_follows,
+      senderFollowsRecipient: facts.sender_follows,
+      createdAt: new Date(row.created_at).toISOString(),
+    })
+  }
+  await outbox.add(trx, ...events)
+  return made
 }
 
 /**

@@ -60,24 +60,56 @@ const optionColumns = (o: FollowOptions) => ({
   ...(o.languages !== undefined ? { languages: o.languages ? JSON.stringify(o.languages) : null } : {}),
 })
 
+/**
+ * How a change crosses servers (docs/federation.md, "Follows across servers"): `uri` is the ActivityPub id of a
+ * Follow or Block that came from another server; `fromPeer` marks changes made by that server's own activity,
+ * which it need not be told of.
+ */
+export interface Federated {
+  uri?: string | null
+  fromPeer?: boolean
+}
+
+const federatedFacts = (f: Federated, uri?: string | null) => ({
+  ...((uri ?? f.uri) ? { uri: uri ?? f.uri } : {}),
+  ...(f.fromPeer ? { fromPeer: true } : {}),
+})
+
 /** Creates a follow and moves both counters, as Mastodon's account_stats do. */
-export async function createFollow(trx: Knex, accountId: string, targetId: string, options: FollowOptions) {
+export async function createFollow(
+  trx: Knex,
+  accountId: string,
+  targetId: string,
+  options: FollowOptions,
+  fed: Federated = {},
+) {
   const [row] = await trx('follows')
-    .insert({ account_id: accountId, target_account_id: targetId, ...optionColumns(options) })
+    .insert({
+      account_id: accountId,
+      target_account_id: targetId,
+      ...optionColumns(options),
+      ...(fed.uri ? { uri: fed.uri } : {}),
+    })
     .onConflict(['account_id', 'target_account_id'])
     .ignore()
     .returning('id')
   if (!row) return
   await trx('accounts').where({ id: accountId }).increment('following_count', 1)
   await trx('accounts').where({ id: targetId }).increment('followers_count', 1)
-  await outbox.add(trx, { event: 'follow.created', followId: row.id, accountId, targetAccountId: targetId })
+  await outbox.add(trx, {
+    event: 'follow.created',
+    followId: row.id,
+    accountId,
+    targetAccountId: targetId,
+    ...federatedFacts(fed),
+  })
 }
 
-export async function deleteFollow(trx: Knex, accountId: string, targetId: string) {
+export async function deleteFollow(trx: Knex, accountId: string, targetId: string, fed: Federated = {}) {
   const [removed] = await trx('follows')
     .where({ account_id: accountId, target_account_id: targetId })
     .delete()
-    .returning('id')
+    .returning(['id', 'uri'])
   if (!removed) return
   // An endorsement lasts as long as the follow (docs/discovery.md, "Endorsements").
   await trx('account_pins').where({ account_id: accountId, target_account_id: targetId }).delete()
@@ -86,6 +118,7 @@ export async function deleteFollow(trx: Knex, accountId: string, targetId: strin
     followId: removed.id,
     accountId,
     targetAccountId: targetId,
+    ...federatedFacts(fed, removed.uri),
   })
   await trx('accounts')
     .where({ id: accountId })
@@ -123,8 +156,9 @@ async function checkFollowLimit(trx: Knex, actorId: string, ceiling: FollowCeili
 }
 
 /**
- * Mastodon's FollowService for local accounts: updates an existing follow or request with the options given,
- * else (within the follow ceiling) follows an unlocked account at once or asks a locked one.
+ * Mastodon's FollowService: updates an existing follow or request with the options given, else (within the
+ * follow ceiling) follows an unlocked local account at once, or asks a locked one. A remote account is always
+ * asked: its server answers the Follow with an Accept or a Reject (docs/federation.md, "Follows across servers").
  */
 export async function follow(
   trx: Knex,
@@ -145,7 +179,7 @@ export async function follow(
     }
   }
   await checkFollowLimit(trx, actor.id, ceiling)
-  if (target.locked || actor.silenced_at) {
+  if (target.locked || actor.silenced_at || target.domain) {
     // A concurrent request for the same pair wins the race; this one then changes nothing.
     const [row] = await trx('follow_requests')
       .insert({ ...key, ...changes })
@@ -166,9 +200,9 @@ export async function follow(
 }
 
 /** Removes a follow or withdraws a pending request; nothing to remove is fine. */
-export async function unfollow(trx: Knex, accountId: string, targetId: string) {
-  await deleteFollow(trx, accountId, targetId)
-  await deleteFollowRequest(trx, accountId, targetId, 'withdrawn')
+export async function unfollow(trx: Knex, accountId: string, targetId: string, fed: Federated = {}) {
+  await deleteFollow(trx, accountId, targetId, fed)
+  await deleteFollowRequest(trx, accountId, targetId, 'withdrawn', fed)
 }
 
 export interface FollowRequestRow {
@@ -178,6 +212,7 @@ export interface FollowRequestRow {
   show_reblogs: boolean
   notify: boolean
   languages: string[] | null
+  uri: string | null
 }
 
 /** Removes a pending follow request, saying why: the requester withdrew it, or the target decided. */
@@ -186,17 +221,19 @@ export async function deleteFollowRequest(
   accountId: string,
   targetId: string,
   outcome: 'withdrawn' | 'authorized' | 'rejected',
+  fed: Federated = {},
 ) {
   const [removed] = await trx('follow_requests')
     .where({ account_id: accountId, target_account_id: targetId })
     .delete()
-    .returning('id')
+    .returning(['id', 'uri'])
   if (!removed) return
   await outbox.add(trx, {
     event: `follow_request.${outcome}`,
     followRequestId: removed.id,
     accountId,
     targetAccountId: targetId,
+    ...federatedFacts(fed, removed.uri),
   })
 }
 
@@ -205,46 +242,58 @@ export async function deleteFollowRequest(
  * requester's lists that took the target while the request was pending now hold them through the follow
  * (Mastodon's FollowRequest#authorize!); the worker merges them into those lists' feeds on `follow.created`.
  */
-export async function acceptFollowRequest(trx: Knex, request: FollowRequestRow) {
-  await createFollow(trx, request.account_id, request.target_account_id, {
-    reblogs: request.show_reblogs,
-    notify: request.notify,
-    languages: request.languages,
-  })
+export async function acceptFollowRequest(trx: Knex, request: FollowRequestRow, fed: Federated = {}) {
+  await createFollow(
+    trx,
+    request.account_id,
+    request.target_account_id,
+    { reblogs: request.show_reblogs, notify: request.notify, languages: request.languages },
+    { ...fed, uri: request.uri },
+  )
   const follow = await trx('follows')
     .where({ account_id: request.account_id, target_account_id: request.target_account_id })
     .first('id')
   await trx('list_accounts')
     .where({ follow_request_id: request.id })
     .update({ follow_request_id: null, follow_id: follow.id })
-  await deleteFollowRequest(trx, request.account_id, request.target_account_id, 'authorized')
+  await deleteFollowRequest(trx, request.account_id, request.target_account_id, 'authorized', fed)
 }
 
-/** Ends follows and requests both ways, then blocks. Blocking yourself does nothing. */
-export async function block(trx: Knex, accountId: string, targetId: string) {
+/**
+ * Ends follows and requests both ways, then blocks. Blocking yourself does nothing. A block from another server
+ * (`fed.fromPeer`) ends the follows without telling it: its Block says the same.
+ */
+export async function block(trx: Knex, accountId: string, targetId: string, fed: Federated = {}) {
   if (accountId === targetId) return
-  await unfollow(trx, accountId, targetId)
-  await unfollow(trx, targetId, accountId)
+  await unfollow(trx, accountId, targetId, { fromPeer: fed.fromPeer })
+  await unfollow(trx, targetId, accountId, { fromPeer: fed.fromPeer })
   const [row] = await trx('blocks')
-    .insert({ account_id: accountId, target_account_id: targetId })
+    .insert({ account_id: accountId, target_account_id: targetId, ...(fed.uri ? { uri: fed.uri } : {}) })
     .onConflict(['account_id', 'target_account_id'])
     .ignore()
     .returning('id')
   if (row)
-    await outbox.add(trx, { event: 'block.created', blockId: row.id, accountId, targetAccountId: targetId })
+    await outbox.add(trx, {
+      event: 'block.created',
+      blockId: row.id,
+      accountId,
+      targetAccountId: targetId,
+      ...federatedFacts(fed),
+    })
 }
 
-export async function unblock(trx: Knex, accountId: string, targetId: string) {
+export async function unblock(trx: Knex, accountId: string, targetId: string, fed: Federated = {}) {
   const [removed] = await trx('blocks')
     .where({ account_id: accountId, target_account_id: targetId })
     .delete()
-    .returning('id')
+    .returning(['id', 'uri'])
   if (removed)
     await outbox.add(trx, {
       event: 'block.removed',
       blockId: removed.id,
       accountId,
       targetAccountId: targetId,
+      ...federatedFacts(fed, removed.uri),
     })
 }
 

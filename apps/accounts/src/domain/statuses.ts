@@ -3,8 +3,8 @@ import type { VISIBILITIES } from '@roost/routes'
 import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
-import type { StatusRow } from '../entities/status'
-import { MENTION } from '../entities/status'
+import type { NewStatusFacts, StatusRow } from '../entities/status'
+import { ANY_MENTION } from '../entities/status'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { createPoll } from './polls'
@@ -156,34 +156,63 @@ export async function attachableMedia(
   return [...new Set(ids)].map((id) => rows.find((m) => m.id === id)!)
 }
 
-/** The local accounts `@named` in a status's text (not suspended ones). */
+/**
+ * The accounts `@named` in a status's text (not suspended ones): local `@username`s, and remote `@username@domain`s
+ * already known (those not yet resolved were resolved before, federation/mentions.ts; unknown ones stay text).
+ */
 export async function mentionedAccounts(trx: Knex, text: string): Promise<AccountRow[]> {
-  const names = [...new Set([...text.matchAll(MENTION)].map((m) => m[1]!.toLowerCase()))]
-  return names.length
-    ? await trx('accounts').whereRaw('lower(username) = any(?)', [names]).whereNull('suspended_at')
-    : []
+  const found = [...text.matchAll(ANY_MENTION)]
+  const names = [...new Set(found.filter((m) => !m[2]).map((m) => m[1]!.toLowerCase()))]
+  const remote = [...new Set(found.filter((m) => m[2]).map((m) => `${m[1]}@${m[2]}`.toLowerCase()))]
+  if (!names.length && !remote.length) return []
+  return trx('accounts')
+    .whereNull('suspended_at')
+    .where((q) =>
+      q
+        .where((l) => l.whereNull('domain').whereRaw('lower(username) = any(?)', [names]))
+        .orWhere((r) =>
+          r.whereNotNull('domain').whereRaw("lower(username || '@' || domain) = any(?)", [remote]),
+        ),
+    )
 }
 
-/** Records a status's mentions and hashtags, replacing those of its previous text (an edit). */
+/**
+ * Records a status's mentions and hashtags, replacing those of its previous text (an edit; `fresh`: a status
+ * created in this transaction has none to replace). Returns the status's tags.
+ */
 export async function storeMentionsAndTags(
   trx: Knex,
   statusId: string,
   text: string,
   mentioned: AccountRow[],
+  fresh = false,
 ) {
-  await trx('mentions').where({ status_id: statusId }).delete()
+  if (!fresh) await trx('mentions').where({ status_id: statusId }).delete()
   if (mentioned.length)
     await trx('mentions').insert(mentioned.map((a) => ({ status_id: statusId, account_id: a.id })))
-  await storeTags(trx, statusId, text)
+  return storeTags(trx, statusId, text, fresh)
 }
 
-async function countStatus(trx: Knex, accountId: string, visibility: Visibility, delta: 1 | -1) {
-  // Mastodon does not count direct messages in statuses_count.
-  if (visibility === 'direct') return
+/**
+ * Keeps statuses_count in step (Mastodon does not count direct messages); an increase also sets last_status_at.
+ * Returns the account row as updated (undefined when nothing changed).
+ */
+export async function countStatus(
+  trx: Knex,
+  accountId: string,
+  visibility: Visibility,
+  delta: 1 | -1,
+): Promise<AccountRow | undefined> {
+  if (visibility === 'direct') return undefined
   const q = trx('accounts').where({ id: accountId })
-  if (delta > 0)
-    await q.update({ statuses_count: trx.raw('statuses_count + 1'), last_status_at: trx.fn.now() })
-  else await q.where('statuses_count', '>', 0).decrement('statuses_count', 1)
+  if (delta > 0) {
+    const [row]: AccountRow[] = await q
+      .update({ statuses_count: trx.raw('statuses_count + 1'), last_status_at: trx.fn.now() })
+      .returning('*')
+    return row
+  }
+  await q.where('statuses_count', '>', 0).decrement('statuses_count', 1)
+  return undefined
 }
 
 /** The status a new one replies to: one the author can see and not a boost, else 404 (Mastodon's wording). */
@@ -199,11 +228,18 @@ export async function replyTarget(
   return replyTo
 }
 
+/** A status just created, with what its request knows of it (`renderStatus` takes it as `created`). */
+export interface CreatedStatus {
+  status: StatusRow
+  facts: Omit<NewStatusFacts, 'application'>
+}
+
 /**
  * Mastodon's PostStatusService for local accounts: validates, stores the status with its mentions, tags and
- * media, and records `status.created` (the accounts worker notifies and fans out).
+ * media, and records `status.created` (the accounts worker notifies and fans out). A status that opens a thread
+ * creates its conversation in the same statement.
  */
-export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) {
+export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus): Promise<CreatedStatus> {
   checkText(s.text, s.spoilerText, s.mediaIds.length > 0)
 
   const replyTo = await replyTarget(trx, author, s.inReplyToId)
@@ -211,12 +247,12 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
   const media = await attachableMedia(trx, author.id, s.mediaIds)
   const mentioned = await mentionedAccounts(trx, s.text)
   // A reply joins its parent's thread; anything else opens one.
-  const conversationId =
-    replyTo?.conversation_id ?? (await trx('conversations').insert({}).returning('id'))[0].id
-  const [row]: StatusRow[] = await trx('statuses')
+  const insert = trx('statuses')
+  if (!replyTo) insert.with('c', trx.raw('insert into conversations default values returning id'))
+  const [row]: StatusRow[] = await insert
     .insert({
       account_id: author.id,
-      conversation_id: conversationId,
+      conversation_id: replyTo ? replyTo.conversation_id : trx.raw('(select id from c)'),
       text: s.text,
       spoiler_text: s.spoilerText,
       // A content warning always hides the media too, as in Mastodon.
@@ -236,11 +272,21 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus) 
         media.map((m) => m.id),
       )
       .update({ status_id: row!.id })
-  await storeMentionsAndTags(trx, row!.id, s.text, mentioned)
+  const tags = await storeMentionsAndTags(trx, row!.id, s.text, mentioned, true)
   if (s.poll) await createPoll(trx, row!.id, author.id, s.poll)
-  await countStatus(trx, author.id, s.visibility, 1)
+  const counted = await countStatus(trx, author.id, s.visibility, 1)
   await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
-  return row!
+  return {
+    status: row!,
+    facts: {
+      author: counted ?? author,
+      media: media.map((m) => ({ ...m, status_id: row!.id })),
+      mentioned,
+      tags: tags.map((t) => t.name),
+      hasPoll: !!s.poll,
+      isReply: !!replyTo,
+    },
+  }
 }
 
 /**
@@ -256,9 +302,10 @@ export async function deleteStatus(trx: Knex, status: StatusRow) {
     const original = await trx('statuses').where({ id: status.reblog_of_id }).first('account_id')
     await outbox.add(trx, ...removedReblogs, reblogEvent('reblog.removed', status, original.account_id))
   } else {
-    const [mentioned, tags] = await Promise.all([
+    const [mentioned, tags, reached] = await Promise.all([
       trx('mentions').where({ status_id: status.id }).pluck('account_id'),
       tagNamesOf(trx, status.id),
+      status.uri ? [] : interactedRemoteAccounts(trx, status),
     ])
     await outbox.add(trx, ...removedReblogs, {
       event: 'status.deleted',
@@ -269,9 +316,34 @@ export async function deleteStatus(trx: Knex, status: StatusRow) {
       inReplyToAccountId: status.in_reply_to_account_id,
       mentionedAccountIds: mentioned,
       tags,
+      ...(reached.length ? { reachedAccountIds: reached } : {}),
     })
   }
   await trx('statuses').where({ id: status.id }).delete()
+}
+
+/**
+ * The remote accounts that boosted, favourited or answered a public or unlisted post (Mastodon's StatusReachFinder
+ * counts them in the reach of its Update and Delete; docs/federation.md, "Posts across servers").
+ */
+export async function interactedRemoteAccounts(
+  db: Knex,
+  status: Pick<StatusRow, 'id' | 'visibility'>,
+): Promise<string[]> {
+  if (status.visibility !== 'public' && status.visibility !== 'unlisted') return []
+  return db('accounts')
+    .whereNotNull('domain')
+    .whereIn(
+      'id',
+      db('favourites')
+        .where({ status_id: status.id })
+        .select('account_id')
+        .union(
+          db('statuses').where({ reblog_of_id: status.id }).select('account_id'),
+          db('statuses').where({ in_reply_to_id: status.id }).select('account_id'),
+        ),
+    )
+    .pluck('id')
 }
 
 const reblogEvent = (

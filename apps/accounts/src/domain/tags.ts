@@ -90,9 +90,12 @@ export async function findOrCreateTags(trx: Knex, names: string[]): Promise<TagR
   return [...wanted.keys()].map((name) => rows.find((r) => r.name === name)!)
 }
 
-/** Records a status's hashtags, replacing those of its previous text (an edit). */
-export async function storeTags(trx: Knex, statusId: string, text: string) {
-  await trx('status_tags').where({ status_id: statusId }).delete()
+/**
+ * Records a status's hashtags, replacing those of its previous text (an edit; `fresh`: a status created in this
+ * transaction has none).
+ */
+export async function storeTags(trx: Knex, statusId: string, text: string, fresh = false) {
+  if (!fresh) await trx('status_tags').where({ status_id: statusId }).delete()
   const tags = await findOrCreateTags(trx, extractHashtags(text))
   if (tags.length) {
     await trx('status_tags').insert(tags.map((t) => ({ status_id: statusId, tag_id: t.id })))

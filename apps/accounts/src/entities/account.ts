@@ -22,6 +22,7 @@ export interface AccountRow {
   statuses_count: number
   last_status_at: Date | null
   created_at: Date
+  updated_at?: Date
   /** The owner's role, when the query joined `users` (local accounts always have one). */
   role?: string | null
   /** Null for local accounts; a remote account's `host[:port]` (docs/federation.md, "Remote accounts"). */
@@ -99,15 +100,22 @@ const midnight = (d: Date) =>
   new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())).toISOString()
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null)
 
+/** An account's avatar: its upload, a remote account's own image (linked, not copied yet), or the default. */
+export const avatarOf = (row: AccountRow, urls: Urls) =>
+  row.avatar_file ? mediaUrl(urls, row.avatar_file) : (row.avatar_remote_url ?? missingAvatar(urls))
+const headerOf = (row: AccountRow, urls: Urls) =>
+  row.header_file ? mediaUrl(urls, row.header_file) : (row.header_remote_url ?? missingHeader(urls))
+
 export function renderAccount(row: AccountRow, urls: Urls) {
   const suspended = !!row.suspended_at
-  const avatar = !suspended && row.avatar_file ? mediaUrl(urls, row.avatar_file) : missingAvatar(urls)
-  const header = !suspended && row.header_file ? mediaUrl(urls, row.header_file) : missingHeader(urls)
-  const url = `${urls.base}/@${row.username}`
+  const avatar = suspended ? missingAvatar(urls) : avatarOf(row, urls)
+  const header = suspended ? missingHeader(urls) : headerOf(row, urls)
+  // A remote account (docs/federation.md, "Remote accounts") is `user@domain`, with its own URLs.
+  const url = row.domain ? (row.url ?? row.uri ?? '') : `${urls.base}/@${row.username}`
   return {
     id: row.id,
     username: row.username,
-    acct: row.username,
+    acct: row.domain ? `${row.username}@${row.domain}` : row.username,
     display_name: suspended ? '' : row.display_name,
     locked: suspended ? false : row.locked,
     bot: suspended ? false : row.bot,
@@ -117,7 +125,7 @@ export function renderAccount(row: AccountRow, urls: Urls) {
     created_at: midnight(row.created_at),
     note: suspended ? '' : textToHtml(row.note),
     url,
-    uri: `${urls.base}/users/${row.username}`,
+    uri: row.domain ? (row.uri ?? '') : `${urls.base}/users/${row.username}`,
     avatar,
     avatar_static: avatar,
     header,

@@ -10,22 +10,56 @@ export interface MediaAttachmentRow {
   file: string
   content_type: string
   description: string | null
+  /** The `small` preview saved next to the original (docs/mastodon-compatibility.md, "Statuses and media"); null on older rows. */
+  preview_file?: string | null
+  meta?: Record<string, unknown> | null
+  blurhash?: string | null
+  /** The URL of an attachment of a remote status; `file` is empty until the worker copies it (docs/federation.md). */
+  remote_url?: string | null
   created_at: Date
 }
 
-/** Mastodon's MediaAttachment entity; Roost stores images as uploaded, so the preview is the original. */
+const typeOf = (contentType: string) =>
+  contentType.startsWith('image/gif')
+    ? 'gifv'
+    : contentType.startsWith('image/')
+      ? 'image'
+      : contentType.startsWith('video/')
+        ? 'video'
+        : contentType.startsWith('audio/')
+          ? 'audio'
+          : 'unknown'
+
+/**
+ * Mastodon's MediaAttachment entity: `meta` and `blurhash` as computed on upload; attachments stored before
+ * previews existed use the original as preview and have empty `meta`.
+ */
 export function renderMediaAttachment(row: MediaAttachmentRow, urls: Urls) {
+  // A remote attachment not copied here (docs/federation.md, "Remote media"): linked to its server.
+  if (row.remote_url && !row.file)
+    return {
+      id: row.id,
+      type: typeOf(row.content_type),
+      url: row.remote_url,
+      preview_url: row.remote_url,
+      remote_url: row.remote_url,
+      preview_remote_url: null,
+      text_url: null,
+      meta: row.meta ?? {},
+      description: row.description,
+      blurhash: row.blurhash ?? null,
+    }
   const url = mediaUrl(urls, row.file)
   return {
     id: row.id,
     type: 'image' as const,
     url,
-    preview_url: url,
-    remote_url: null,
+    preview_url: row.preview_file ? mediaUrl(urls, row.preview_file) : url,
+    remote_url: row.remote_url ?? null,
     preview_remote_url: null,
     text_url: null,
-    meta: {},
+    meta: row.meta ?? {},
     description: row.description,
-    blurhash: null,
+    blurhash: row.blurhash ?? null,
   }
 }

@@ -15,6 +15,8 @@ export interface NotificationRow {
   status_id: string | null
   /** The row the notification is about (a report for `admin.report`). */
   activity_id?: string | null
+  /** Its group (docs/discovery.md, "Grouped notifications"); null for types never grouped. */
+  group_key?: string | null
   created_at: Date
 }
 
@@ -37,7 +39,7 @@ export async function renderNotifications(db: Knex, urls: Urls, rows: Notificati
     id: n.id,
     type: n.type,
     created_at: new Date(n.created_at).toISOString(),
-    group_key: `ungrouped-${n.id}`,
+    group_key: n.group_key ?? `ungrouped-${n.id}`,
     account: renderAccount(senders.get(n.from_account_id)!, urls),
     ...(n.status_id ? { status: statuses.get(n.status_id) ?? null } : {}),
     ...(n.type === 'admin.report' ? { report: reports.get(String(n.activity_id)) ?? null } : {}),

@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import { blockedDomains, domainBlockCovers } from '../domain/account_extras'
 import { activeMute } from '../domain/relationships'
 
 /** Mastodon's Relationship entity (docs/mastodon-compatibility.md, "Accounts"), for one viewer and many targets, in the targets' order. */
@@ -8,18 +9,34 @@ export async function renderRelationships(db: Knex, viewerId: string, targetIds:
     db(table).where({ account_id: viewerId }).whereIn('target_account_id', targetIds)
   const theirs = (table: string) =>
     db(table).where({ target_account_id: viewerId }).whereIn('account_id', targetIds)
-  const [following, followedBy, requested, requestedBy, blocking, blockedBy, muting, endorsing, notes] =
-    await Promise.all([
-      mine('follows'),
-      theirs('follows'),
-      mine('follow_requests'),
-      theirs('follow_requests'),
-      mine('blocks'),
-      theirs('blocks'),
-      mine('mutes').where(activeMute(db)),
-      mine('account_pins'),
-      mine('account_notes'),
-    ])
+  const [
+    following,
+    followedBy,
+    requested,
+    requestedBy,
+    blocking,
+    blockedBy,
+    muting,
+    endorsing,
+    notes,
+    domains,
+    blockedHosts,
+  ] = await Promise.all([
+    mine('follows'),
+    theirs('follows'),
+    mine('follow_requests'),
+    theirs('follow_requests'),
+    mine('blocks'),
+    theirs('blocks'),
+    mine('mutes').where(activeMute(db)),
+    mine('account_pins'),
+    mine('account_notes'),
+    db('accounts').whereIn('id', targetIds).whereNotNull('domain').select('id', 'domain') as Promise<
+      { id: string; domain: string }[]
+    >,
+    blockedDomains(db, viewerId),
+  ])
+  const domainOf = new Map(domains.map((d) => [d.id, d.domain]))
   const byTarget = <T extends { target_account_id: string }>(rows: T[]) =>
     new Map(rows.map((r) => [r.target_account_id, r]))
   const byAccount = (rows: { account_id: string }[]) => new Set(rows.map((r) => r.account_id))
@@ -49,8 +66,8 @@ export async function renderRelationships(db: Knex, viewerId: string, targetIds:
       muting_expires_at: m?.expires_at ? new Date(m.expires_at).toISOString() : null,
       requested: request!.has(id),
       requested_by: requester!.has(id),
-      // Every account is local until federation: no domain to block.
-      domain_blocking: false,
+      // The viewer blocks the remote account's domain (docs/federation.md, "Remote accounts").
+      domain_blocking: domainBlockCovers(blockedHosts, domainOf.get(id)),
       endorsed: endorsed!.has(id),
       note: (note!.get(id) as { comment?: string } | undefined)?.comment ?? '',
     }

@@ -1,10 +1,12 @@
 import type { Knex } from '@roost/db'
+import { activeFilters, matchFilters } from '../domain/filters'
 import { accountsById } from '../domain/records'
 import { HASHTAG, normalizeTag } from '../domain/tags'
 import type { AccountRow, Urls } from './account'
 import { escapeHtml, renderAccount } from './account'
 import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
+import { renderFilterResult } from './filter'
 import { pollsOf } from './poll'
 
 export interface StatusRow {
@@ -24,21 +26,41 @@ export interface StatusRow {
   edited_at: Date | null
   /** The attachments in the author's order once edited; null: every attached one, in id order. */
   ordered_media_attachment_ids: string[] | null
+  /** The ActivityPub id and page of a status from another server; null for local ones (docs/federation.md). */
+  uri?: string | null
+  url?: string | null
   created_at: Date
 }
 
 /** `@username` (local) as Mastodon writes it; a preceding word character or '/' means no match. */
 export const MENTION = /(?<![\w@/])@([a-z0-9_]{1,30})(?![\w@])/gi
 
-/** The status text as Mastodon's HTML: paragraphs, line breaks, links for local mentions and hashtags. */
+/**
+ * `@username` or `@username@host` (a remote account; the host may carry a port), as Mastodon's Account::MENTION_RE
+ * finds them (docs/federation.md, "Mentions of remote accounts").
+ */
+export const ANY_MENTION =
+  /(?<![\w@/])@([a-z0-9_]{1,30})(?:@([a-z0-9-]+(?:\.[a-z0-9-]+)*(?::\d{1,5})?))?(?![\w@])/gi
+
+/** A mentioned account's key in `statusHtml`: `username` (local) or `username@domain`, lower case. */
+const mentionKey = (a: Pick<AccountRow, 'username' | 'domain'>) =>
+  (a.domain ? `${a.username}@${a.domain}` : a.username).toLowerCase()
+
+/**
+ * The status text as Mastodon's HTML: paragraphs, line breaks, links for the mentioned accounts (`mentioned`'s
+ * values; remote ones link to their profile on their server) and hashtags.
+ */
 export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: Urls): string {
   if (!text) return ''
+  const byKey = new Map([...mentioned.values()].map((a) => [mentionKey(a), a]))
   const linkify = (line: string) =>
     escapeHtml(line)
-      .replace(MENTION, (whole, name: string) => {
-        const account = mentioned.get(name.toLowerCase())
+      .replace(ANY_MENTION, (whole, name: string, domain: string | undefined) => {
+        const account = byKey.get((domain ? `${name}@${domain}` : name).toLowerCase())
         if (!account) return whole
-        const href = `${urls.base}/@${account.username}`
+        const href = account.domain
+          ? escapeHtml(account.url && /^https?:\/\//.test(account.url) ? account.url : (account.uri ?? ''))
+          : `${urls.base}/@${account.username}`
         return `<span class="h-card" translate="no"><a href="${href}" class="u-url mention">@<span>${account.username}</span></a></span>`
       })
       .replace(
@@ -71,8 +93,26 @@ const countBy = async (query: Knex.QueryBuilder, column: string) => {
 }
 
 /**
+ * What the request that created a status knows of it already (`createStatus`): nothing else can point at it yet,
+ * so its counters are 0 and the viewer (its author) has not favourited, boosted, pinned or bookmarked it. Given
+ * to `renderStatuses`, it saves the queries that would read those facts back (docs/performance.md, "Write path").
+ */
+export interface NewStatusFacts {
+  author: AccountRow
+  media: MediaAttachmentRow[]
+  mentioned: AccountRow[]
+  /** Normalised names. */
+  tags: string[]
+  application: { id: string; name: string; website: string | null } | null
+  hasPoll: boolean
+  /** A reply joins its parent's conversation, which the author may have muted. */
+  isReply: boolean
+}
+
+/**
  * Mastodon's Status entity for a batch of rows, as `viewerId` sees them (favourited, reblogged, pinned).
  * Reblogs embed the original status. `withText` adds the source text (the DELETE answer, for redrafting).
+ * `created`: the one row is a status the viewer has just created, with what the request knows of it.
  */
 export async function renderStatuses(
   db: Knex,
@@ -80,27 +120,40 @@ export async function renderStatuses(
   rows: StatusRow[],
   viewerId?: string,
   withText = false,
+  created?: NewStatusFacts,
 ): Promise<Record<string, unknown>[]> {
+  const fresh = created && rows.length === 1 && !rows[0]!.reblog_of_id ? created : undefined
   const originalIds = rows.map((r) => r.reblog_of_id).filter((id): id is string => !!id)
   const originals: StatusRow[] = originalIds.length ? await db('statuses').whereIn('id', originalIds) : []
   const all = [...rows, ...originals]
   const ids = all.map((s) => s.id)
-  const [media, mentions, tags, replies, reblogs, favourites, polls] = await Promise.all([
-    db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>,
-    db('mentions').whereIn('status_id', ids) as Promise<{ status_id: string; account_id: string }[]>,
-    db('status_tags')
-      .join('tags', 'tags.id', 'status_tags.tag_id')
-      .whereIn('status_tags.status_id', ids)
-      .orderBy('tags.name')
-      .select('status_tags.status_id', 'tags.name') as Promise<{ status_id: string; name: string }[]>,
-    countBy(db('statuses').whereIn('in_reply_to_id', ids), 'in_reply_to_id'),
-    countBy(db('statuses').whereIn('reblog_of_id', ids), 'reblog_of_id'),
-    countBy(db('favourites').whereIn('status_id', ids), 'status_id'),
-    pollsOf(db, ids, viewerId),
+  const none = Promise.resolve(new Map<string, number>())
+  const noPolls: Awaited<ReturnType<typeof pollsOf>> = new Map()
+  const [media, mentions, tags, replies, reblogs, favourites, polls, filters] = await Promise.all([
+    fresh
+      ? fresh.media
+      : (db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>),
+    fresh
+      ? fresh.mentioned.map((a) => ({ status_id: ids[0]!, account_id: a.id }))
+      : (db('mentions').whereIn('status_id', ids) as Promise<{ status_id: string; account_id: string }[]>),
+    fresh
+      ? [...fresh.tags].sort().map((name) => ({ status_id: ids[0]!, name }))
+      : (db('status_tags')
+          .join('tags', 'tags.id', 'status_tags.tag_id')
+          .whereIn('status_tags.status_id', ids)
+          .orderBy('tags.name')
+          .select('status_tags.status_id', 'tags.name') as Promise<{ status_id: string; name: string }[]>),
+    fresh ? none : countBy(db('statuses').whereIn('in_reply_to_id', ids), 'in_reply_to_id'),
+    fresh ? none : countBy(db('statuses').whereIn('reblog_of_id', ids), 'reblog_of_id'),
+    fresh ? none : countBy(db('favourites').whereIn('status_id', ids), 'status_id'),
+    fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId),
+    viewerId ? activeFilters(db, viewerId) : [],
   ])
   const mine = async (table: string, column = 'status_id') =>
     new Set<string>(
-      viewerId ? await db(table).where({ account_id: viewerId }).whereIn(column, ids).pluck(column) : [],
+      viewerId && !fresh
+        ? await db(table).where({ account_id: viewerId }).whereIn(column, ids).pluck(column)
+        : [],
     )
   const conversationIds = [...new Set(all.flatMap((s) => s.conversation_id ?? []))]
   const [favourited, reblogged, pinned, bookmarked, mutedConversations] = await Promise.all([
@@ -109,7 +162,7 @@ export async function renderStatuses(
     mine('status_pins'),
     mine('bookmarks'),
     new Set<string>(
-      viewerId && conversationIds.length
+      viewerId && conversationIds.length && (!fresh || fresh.isReply)
         ? await db('conversation_mutes')
             .where({ account_id: viewerId })
             .whereIn('conversation_id', conversationIds)
@@ -122,19 +175,40 @@ export async function renderStatuses(
     ...new Set(all.flatMap((s) => (s.account_id === viewerId && s.application_id ? [s.application_id] : []))),
   ]
   const applications = new Map<string, { name: string; website: string | null }>(
-    appIds.length
-      ? (await db('oauth_applications').whereIn('id', appIds).select('id', 'name', 'website')).map(
-          (app: { id: string; name: string; website: string | null }) => [
-            app.id,
-            { name: app.name, website: app.website },
-          ],
-        )
-      : [],
+    fresh
+      ? fresh.application
+        ? [[fresh.application.id, { name: fresh.application.name, website: fresh.application.website }]]
+        : []
+      : appIds.length
+        ? (await db('oauth_applications').whereIn('id', appIds).select('id', 'name', 'website')).map(
+            (app: { id: string; name: string; website: string | null }) => [
+              app.id,
+              { name: app.name, website: app.website },
+            ],
+          )
+        : [],
   )
-  const accounts = await accountsById(db, [
-    ...all.map((s) => s.account_id),
-    ...mentions.map((m) => m.account_id),
-  ])
+  const accounts = fresh
+    ? new Map([fresh.author, ...fresh.mentioned].map((a) => [a.id, a]))
+    : await accountsById(db, [...all.map((s) => s.account_id), ...mentions.map((m) => m.account_id)])
+
+  /** The text filters match (Mastodon's searchable text): spoiler, text, poll options, media descriptions. */
+  const filterText = (s: StatusRow) => {
+    const poll = polls.get(s.id) as { options?: { title: string }[] } | undefined
+    return [
+      s.spoiler_text,
+      s.text,
+      ...(poll?.options ?? []).map((o) => o.title),
+      ...attachmentsOf(s, media).map((m) => m.description ?? ''),
+    ].join('\n\n')
+  }
+  const filteredOf = (s: StatusRow, original: StatusRow | undefined) =>
+    filters.length
+      ? matchFilters(filters, filterText(original ?? s), [
+          s.id,
+          ...(s.reblog_of_id ? [s.reblog_of_id] : []),
+        ]).map(renderFilterResult)
+      : []
 
   const render = (s: StatusRow): Record<string, unknown> => {
     const account = accounts.get(s.account_id)!
@@ -150,8 +224,9 @@ export async function renderStatuses(
       spoiler_text: s.spoiler_text,
       visibility: s.visibility,
       language: s.language,
-      uri: `${urls.base}/users/${account.username}/statuses/${s.id}`,
-      url: original ? null : url,
+      // A remote status keeps its own id and page (docs/federation.md, "Incoming statuses").
+      uri: s.uri ?? `${urls.base}/users/${account.username}/statuses/${s.id}`,
+      url: original ? null : s.uri ? (s.url ?? s.uri) : url,
       replies_count: replies.get(s.id) ?? 0,
       reblogs_count: reblogs.get(s.id) ?? 0,
       favourites_count: favourites.get(s.id) ?? 0,
@@ -161,9 +236,12 @@ export async function renderStatuses(
       muted: !!s.conversation_id && mutedConversations.has(s.conversation_id),
       bookmarked: bookmarked.has(s.id),
       ...(viewerId === s.account_id ? { pinned: pinned.has(s.id) } : {}),
-      content: statusHtml(s.text, new Map(mentioned.map((a) => [a.username.toLowerCase(), a])), urls),
+      // A remote status's text is its HTML, sanitised when it arrived (federation/sanitize.ts).
+      content: s.uri
+        ? s.text
+        : statusHtml(s.text, new Map(mentioned.map((a) => [a.username.toLowerCase(), a])), urls),
       ...(withText ? { text: s.text } : {}),
-      filtered: [],
+      filtered: filteredOf(s, original),
       reblog: original ? render(original) : null,
       application:
         (s.account_id === viewerId && s.application_id && applications.get(s.application_id)) || null,
@@ -172,8 +250,8 @@ export async function renderStatuses(
       mentions: mentioned.map((a) => ({
         id: a.id,
         username: a.username,
-        url: `${urls.base}/@${a.username}`,
-        acct: a.username,
+        url: a.domain ? (a.url ?? a.uri ?? '') : `${urls.base}/@${a.username}`,
+        acct: a.domain ? `${a.username}@${a.domain}` : a.username,
       })),
       tags: tags
         .filter((t) => t.status_id === s.id)
@@ -192,7 +270,8 @@ export async function renderStatus(
   row: StatusRow,
   viewerId?: string,
   withText = false,
+  created?: NewStatusFacts,
 ) {
-  const [status] = await renderStatuses(db, urls, [row], viewerId, withText)
+  const [status] = await renderStatuses(db, urls, [row], viewerId, withText, created)
   return status!
 }

@@ -42,7 +42,8 @@ export async function renderStatusEdits(db: Knex, urls: Urls, status: StatusRow,
     mentions.map((id) => [accounts.get(id)!.username.toLowerCase(), accounts.get(id)!]),
   )
   return versions.map((v) => ({
-    content: statusHtml(v.text, mentioned, urls),
+    // A remote status's versions are its HTML, sanitised when they arrived (docs/federation.md).
+    content: status.uri ? v.text : statusHtml(v.text, mentioned, urls),
     spoiler_text: v.spoiler_text,
     sensitive: v.sensitive,
     created_at: new Date(v.created_at).toISOString(),

@@ -66,12 +66,18 @@ export async function renderTags(
   viewerId?: string,
 ): Promise<Record<string, unknown>[]> {
   const ids = tags.flatMap((t) => (t.id ? [t.id] : []))
-  const [histories, followed] = await Promise.all([
+  const [histories, followed, featured] = await Promise.all([
     tagHistories(db, ids),
     viewerId && ids.length
       ? (db('tag_follows').where({ account_id: viewerId }).whereIn('tag_id', ids).pluck('tag_id') as Promise<
           string[]
         >)
+      : Promise.resolve([] as string[]),
+    viewerId && ids.length
+      ? (db('featured_tags')
+          .where({ account_id: viewerId })
+          .whereIn('tag_id', ids)
+          .pluck('tag_id') as Promise<string[]>)
       : Promise.resolve([] as string[]),
   ])
   return tags.map((t) => ({
@@ -82,8 +88,7 @@ export async function renderTags(
     ...(viewerId
       ? {
           following: !!t.id && followed.includes(t.id),
-          // Featured tags are not served yet: nothing is featured.
-          featuring: false,
+          featuring: !!t.id && featured.map(String).includes(String(t.id)),
         }
       : {}),
   }))

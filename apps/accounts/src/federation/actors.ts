@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
+import type { Knex } from '@roost/db'
 import { collectionParams, readParams } from '@roost/routes'
-import { forbidden, recordNotFound } from '@roost/service'
+import { forbidden, HttpError, recordNotFound } from '@roost/service'
 import { localDomainOf } from '../config'
 import type { AccountsContext } from '../context'
 import type { AccountRow, Urls } from '../entities/account'
@@ -8,9 +9,11 @@ import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../entities/accoun
 import type { StatusRow } from '../entities/status'
 import { parseId } from '../domain/records'
 import { findLocalAccount } from '../users/accounts'
-import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson } from './activity-json'
+import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson, signedFetchOf } from './activity-json'
+import { RESTRICTED_ACTOR_FIELDS, signedRequestAccount } from './authorized-fetch'
 import { instanceKeyPair, localKeyPair } from './keys'
 import { addressing, renderNotes } from './notes'
+import { renderCreate } from './status-activities'
 import { profilePage, redirectToPage, statusPage } from './pages'
 import {
   actorUri,
@@ -104,7 +107,15 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
   const account = await accountOf(ctx, req)
   const keys = await localKeyPair(ctx.db, account.id)
   const urls = urlsOf(ctx.config.PUBLIC_URL)
-  sendActivityJson(res, renderActor(account, keys.publicKey, urls, localDomainOf(ctx.config)), SUMMARY_CACHE)
+  const actor = renderActor(account, keys.publicKey, urls, localDomainOf(ctx.config))
+  const signedFetch = signedFetchOf(res)
+  const shown =
+    signedFetch.on && !signedFetch.account
+      ? Object.fromEntries(
+          RESTRICTED_ACTOR_FIELDS.flatMap((k) => (k in actor ? [[k, actor[k as keyof typeof actor]]] : [])),
+        )
+      : actor
+  sendActivityJson(res, shown, SUMMARY_CACHE)
 }
 
 /** GET /actor: the instance actor (an Application, as Mastodon's), whose key signs the server's own fetches. */
@@ -220,12 +231,12 @@ const fetchableStatuses = (ctx: AccountsContext, accountId: string) =>
 async function outboxActivities(ctx: AccountsContext, urls: Urls, author: AccountRow, rows: StatusRow[]) {
   const notes = await renderNotes(ctx.db, urls, rows)
   const boosted = rows.flatMap((r) => (r.reblog_of_id ? [r.reblog_of_id] : []))
-  const originals: { id: string; username: string; uri: string | null }[] = boosted.length
+  const originals: { id: string; username: string; status_uri: string | null }[] = boosted.length
     ? await ctx
         .db('statuses')
         .join('accounts', 'accounts.id', 'statuses.account_id')
         .whereIn('statuses.id', boosted)
-        .select('statuses.id', 'accounts.username', 'accounts.uri')
+        .select('statuses.id', 'accounts.username', 'statuses.uri as status_uri')
     : []
   const actor = actorUri(urls, author.username)
   const followers = followersUriOf(urls, author)
@@ -244,7 +255,8 @@ async function outboxActivities(ctx: AccountsContext, urls: Urls, author: Accoun
           published,
           to,
           cc,
-          object: statusUri(urls, original.username, original.id),
+          // A remote post's own id, else ours.
+          object: original.status_uri ?? statusUri(urls, original.username, original.id),
         },
       ]
     }
@@ -322,18 +334,78 @@ export async function featuredCollection(ctx: AccountsContext, req: Request, res
   )
 }
 
-/** GET /users/:username/statuses/:id: a public or unlisted post as a Note; HTML is redirected to its page. */
+/**
+ * GET /users/:username/statuses/:id: a post as a Note (a Question with a poll); HTML is redirected to its page.
+ * Public and unlisted posts are anyone's; private and direct ones only a signed fetch's, as Mastodon's
+ * StatusPolicy sees the signer's server (docs/federation.md, "Collections and objects"). Anything else is a 404.
+ */
 export async function noteDocument(ctx: AccountsContext, req: Request, res: Response) {
   if (!wantsActivityJson(req)) return redirectToPage(ctx, req, res)
+  const { note, open } = await servedNote(ctx, req, res)
+  sendActivityJson(
+    res,
+    { '@context': NOTE_CONTEXT, ...note },
+    open ? SUMMARY_CACHE : { maxAge: 0, shared: false },
+  )
+}
+
+/** GET /users/:username/statuses/:id/activity: the post's Create, to whoever may see the Note (Mastodon's). */
+export async function createActivityDocument(ctx: AccountsContext, req: Request, res: Response) {
+  // Always a document, whatever the Accept: in secure mode a GET that authorizedFetch let through as a page
+  // request is unsigned.
+  if (ctx.config.AUTHORIZED_FETCH && ctx.config.FEDERATION && !signedFetchOf(res).on)
+    throw new HttpError(401, 'Request not signed')
+  const { account, note, open } = await servedNote(ctx, req, res)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  sendActivityJson(
+    res,
+    renderCreate(note as Parameters<typeof renderCreate>[0], actorUri(urls, account.username)),
+    open ? SUMMARY_CACHE : { maxAge: 0, shared: false },
+  )
+}
+
+/** The Note of `:username`'s post `:id` if the asker may see it (404 otherwise), and whether anyone may. */
+async function servedNote(ctx: AccountsContext, req: Request, res: Response) {
   const account = await accountOf(ctx, req)
   const id = parseId(req.params.id)
   const row: StatusRow | undefined =
     id && !account.suspended_at
-      ? await fetchableStatuses(ctx, account.id).where({ id }).whereNull('reblog_of_id').first()
+      ? await ctx.db('statuses').where({ account_id: account.id, id }).whereNull('reblog_of_id').first()
       : undefined
   if (!row) throw recordNotFound()
+  const open = row.visibility === 'public' || row.visibility === 'unlisted'
+  if (!open && !(await signerMaySee(ctx, req, res, row))) throw recordNotFound()
   const notes = await renderNotes(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row])
-  sendActivityJson(res, { '@context': NOTE_CONTEXT, ...notes.get(row.id) }, SUMMARY_CACHE)
+  return { account, note: notes.get(row.id)!, open }
+}
+
+/**
+ * Whether the server of a signed fetch may see a private or direct post: one of its accounts is mentioned in it,
+ * or (private) follows its author. A fetch that is unsigned, or whose signature does not verify, may not.
+ */
+async function signerMaySee(ctx: AccountsContext, req: Request, res: Response, row: StatusRow) {
+  if (!ctx.config.FEDERATION) return false
+  let signer = signedFetchOf(res).account
+  if (!signer && req.get('Signature'))
+    signer = await signedRequestAccount(ctx, req).catch((err: unknown) => {
+      if (err instanceof HttpError) return undefined
+      throw err
+    })
+  if (!signer?.domain) return false
+  const domain = signer.domain
+  const onServer = (q: Knex.QueryBuilder, column: string) =>
+    q.join('accounts', 'accounts.id', column).whereRaw('lower(accounts.domain) = lower(?)', [domain])
+  const mentioned = await onServer(
+    ctx.db('mentions').where('mentions.status_id', row.id),
+    'mentions.account_id',
+  ).first('mentions.account_id')
+  if (mentioned) return true
+  if (row.visibility !== 'private') return false
+  const follower = await onServer(
+    ctx.db('follows').where('follows.target_account_id', row.account_id),
+    'follows.account_id',
+  ).first('follows.account_id')
+  return !!follower
 }
 
 /** GET /@:username: the profile page, or the actor for ActivityPub clients (Mastodon serves both there). */

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../context'
 import { urlsOf } from '../entities/account'
-import { visibleAccounts } from '../users/accounts'
+import { visibleLocalAccounts } from '../users/accounts'
 
 /** Roost's own version, as NodeInfo reports it (the API version clients see is in /api/v2/instance). */
 export const ROOST_VERSION = '0.1.0'
@@ -21,7 +21,7 @@ const DAY_MS = 24 * 3600 * 1000
  * 30 minutes, as Mastodon's.
  */
 export async function nodeinfo(ctx: AccountsContext, _req: Request, res: Response) {
-  const users = () => visibleAccounts(ctx.db).clearSelect().whereNull('accounts.suspended_at')
+  const users = () => visibleLocalAccounts(ctx.db).clearSelect().whereNull('accounts.suspended_at')
   const activeSince = async (days: number) => {
     const [{ count }] = await users()
       .where('users.current_sign_in_at', '>', new Date(Date.now() - days * DAY_MS))

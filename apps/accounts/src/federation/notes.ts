@@ -1,7 +1,9 @@
 import type { Knex } from '@roost/db'
 import type { AccountRow, Urls } from '../entities/account'
+import { mediaUrl } from '../entities/account'
+import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
-import { renderStatuses } from '../entities/status'
+import { attachmentsOf, renderStatuses } from '../entities/status'
 import { accountsById } from '../domain/records'
 import { PUBLIC_COLLECTION } from './activity-json'
 import { acctOf, actorUriOf, followersUriOf, statusUri, statusUrl } from './uris'
@@ -38,15 +40,16 @@ export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Prom
   const originals = rows.filter((r) => !r.reblog_of_id)
   const entities = await renderStatuses(db, urls, originals)
   const parentIds = originals.flatMap((s) => (s.in_reply_to_id ? [s.in_reply_to_id] : []))
-  const parents: { id: string; account_id: string }[] = parentIds.length
-    ? await db('statuses').whereIn('id', parentIds).select('id', 'account_id')
+  const parents: { id: string; account_id: string; uri: string | null }[] = parentIds.length
+    ? await db('statuses').whereIn('id', parentIds).select('id', 'account_id', 'uri')
     : []
-  const mentions: { status_id: string; account_id: string }[] = originals.length
-    ? await db('mentions').whereIn(
-        'status_id',
-        originals.map((s) => s.id),
-      )
-    : []
+  const ids = originals.map((s) => s.id)
+  const [mentions, media]: [{ status_id: string; account_id: string }[], MediaAttachmentRow[]] = ids.length
+    ? await Promise.all([
+        db('mentions').whereIn('status_id', ids),
+        db('media_attachments').whereIn('status_id', ids).orderBy('id'),
+      ])
+    : [[], []]
   const accounts = await accountsById(db, [
     ...originals.map((s) => s.account_id),
     ...parents.map((p) => p.account_id),
@@ -56,8 +59,8 @@ export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Prom
   originals.forEach((s, i) => {
     const entity = entities[i] as {
       content: string
-      media_attachments: { url: string; description: string | null }[]
       tags: { name: string; url: string }[]
+      poll: PollEntity | null
     }
     const author = accounts.get(s.account_id)!
     const mentioned = mentions
@@ -74,9 +77,10 @@ export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Prom
     )
     notes.set(s.id, {
       id,
-      type: 'Note',
+      type: entity.poll ? 'Question' : 'Note',
       summary: s.spoiler_text || null,
-      inReplyTo: parent && parentAuthor ? statusUri(urls, parentAuthor.username, parent.id) : null,
+      inReplyTo:
+        parent && parentAuthor ? (parent.uri ?? statusUri(urls, parentAuthor.username, parent.id)) : null,
       published: new Date(s.created_at).toISOString(),
       ...(s.edited_at ? { updated: new Date(s.edited_at).toISOString() } : {}),
       url: statusUrl(urls, author.username, s.id),
@@ -86,25 +90,52 @@ export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Prom
       sensitive: s.sensitive,
       content: entity.content,
       ...(s.language ? { contentMap: { [s.language]: entity.content } } : {}),
-      attachment: entity.media_attachments.map((m) => ({
-        type: 'Document',
-        mediaType: mediaTypeOf(m.url),
-        url: m.url,
-        name: m.description,
-      })),
+      attachment: attachmentsOf(s, media).map((m) => documentOf(urls, m)),
       tag: [
         ...mentioned.map((a) => ({ type: 'Mention', href: actorUriOf(urls, a), name: `@${acctOf(a)}` })),
         ...entity.tags.map((t) => ({ type: 'Hashtag', href: t.url, name: `#${t.name}` })),
       ],
+      // Replies are not listed (yet): the collection is there, empty, as a peer expects one.
+      replies: {
+        id: `${id}/replies`,
+        type: 'Collection',
+        first: { type: 'CollectionPage', partOf: `${id}/replies`, items: [] },
+      },
+      ...(entity.poll ? question(entity.poll) : {}),
     })
   })
   return notes
 }
 
-const MEDIA_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
+interface PollEntity {
+  expires_at: string | null
+  expired: boolean
+  multiple: boolean
+  voters_count: number | null
+  options: { title: string; votes_count: number | null }[]
 }
-const mediaTypeOf = (url: string) => MEDIA_TYPES[url.split('.').pop() ?? ''] ?? 'application/octet-stream'
+
+/** Mastodon's Question fields for a poll: its options (`oneOf`, or `anyOf` when several may be chosen). */
+const question = (poll: PollEntity) => ({
+  [poll.multiple ? 'anyOf' : 'oneOf']: poll.options.map((o) => ({
+    type: 'Note',
+    name: o.title,
+    replies: { type: 'Collection', totalItems: o.votes_count ?? 0 },
+  })),
+  ...(poll.expires_at ? { endTime: poll.expires_at } : {}),
+  ...(poll.expired && poll.expires_at ? { closed: poll.expires_at } : {}),
+  votersCount: poll.voters_count ?? 0,
+})
+
+/** An attachment as Mastodon's Document: type, URL, description, blurhash and the original's size. */
+function documentOf(urls: Urls, m: MediaAttachmentRow) {
+  const original = (m.meta as { original?: { width?: number; height?: number } } | null)?.original
+  return {
+    type: 'Document',
+    mediaType: m.content_type,
+    url: mediaUrl(urls, m.file),
+    name: m.description,
+    ...(m.blurhash ? { blurhash: m.blurhash } : {}),
+    ...(original?.width && original.height ? { width: original.width, height: original.height } : {}),
+  }
+}

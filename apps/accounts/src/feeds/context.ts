@@ -44,6 +44,25 @@ export async function isActive(f: Feeds, accountId: string): Promise<boolean> {
     .first('id'))
 }
 
+/**
+ * Puts a status into the feeds one page of a fan-out admits, and tells the listener. For an edit (`edit`), the
+ * page's `candidates` (every feed the page could reach) that hold the status already hear `updated`, and the
+ * admitted ones that do not take it as new: an edit that adds a followed hashtag, or drops the mention of a muted
+ * account, reaches the feeds that would have taken the status had it been posted so (Mastodon's fan-out with
+ * `update`). Feeds are compared by type and id.
+ */
+export async function place(f: Feeds, status: StatusRow, admitted: Feed[], edit?: { candidates: Feed[] }) {
+  let fresh = admitted
+  if (edit) {
+    const holding = await f.store.holding(edit.candidates, status.id)
+    if (holding.length) await f.listener?.updated(holding, status)
+    const held = new Set(holding.map((feed) => `${feed.type}:${feed.id}`))
+    fresh = admitted.filter((feed) => !held.has(`${feed.type}:${feed.id}`))
+  }
+  const inserted = await f.store.insertEverywhere(fresh, status)
+  if (inserted.length) await f.listener?.inserted(inserted, status)
+}
+
 /** Calls `each` with every page of a keyset query (`page(after)` reads up to FANOUT_PAGE rows after a key). */
 export async function forEachPage<T extends { key: string }>(
   page: (after: string) => Promise<T[]>,

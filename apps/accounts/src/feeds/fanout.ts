@@ -1,12 +1,12 @@
 import type { StatusRow } from '../entities/status'
 import type { Feeds } from './context'
-import { activeSince } from './context'
+import { activeSince, place } from './context'
 import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'
 import { forEachFollowerPage } from './home'
-import { fanOutToLists, forEachListPage, removeFromLists } from './lists'
+import { fanOutToLists, removeFromLists } from './lists'
 import { fanOutToTagFollowers } from './tags'
 import type { FeedItem } from './store'
-import { home, list } from './store'
+import { home } from './store'
 
 /**
  * Fan-out on write (Mastodon's FanOutOnWriteService; docs/feeds.md): who gets a new status, and who loses a
@@ -16,22 +16,22 @@ import { home, list } from './store'
 /**
  * A new status or reblog reaches its author's feed, the feeds of local followers active lately that the rules
  * admit (a direct message only the mentioned ones among them), the lists its author is in, and (public statuses)
- * the followers of its hashtags.
+ * the followers of its hashtags. `edit`: the status was edited, and the fan-out runs again (`place`): feeds that
+ * hold it hear `status.update`, feeds the edited status now qualifies for take it.
  */
-export async function fanOut(f: Feeds, statusId: string) {
+export async function fanOut(f: Feeds, statusId: string, edit = false) {
   const status: StatusRow | undefined = await f.db('statuses').where({ id: statusId }).first()
   if (!status) return
   const author = await f.db('accounts').where({ id: status.account_id }).first('suspended_at')
   if (!author || author.suspended_at) return
   const [facts] = await statusFacts(f.db, [status])
-  const own = await f.store.insertEverywhere([home(status.account_id)], status)
-  if (own.length) await f.listener?.inserted(own, status)
+  const own = [home(status.account_id)]
+  await place(f, status, own, edit ? { candidates: own } : undefined)
   const involved = involvedAccounts([facts!])
   const deliver = async (receiverIds: string[]) => {
     const receivers = await receiverFacts(f.db, receiverIds, involved)
     const admitted = receiverIds.filter((id) => admitsToHome(facts!, id, receivers))
-    const inserted = await f.store.insertEverywhere(admitted.map(home), status)
-    if (inserted.length) await f.listener?.inserted(inserted, status)
+    await place(f, status, admitted.map(home), edit ? { candidates: receiverIds.map(home) } : undefined)
   }
   if (status.visibility === 'direct') {
     if (!facts!.mentionIds.length) return
@@ -46,8 +46,8 @@ export async function fanOut(f: Feeds, statusId: string) {
     return
   }
   await forEachFollowerPage(f, status.account_id, deliver)
-  await fanOutToLists(f, facts!)
-  await fanOutToTagFollowers(f, facts!)
+  await fanOutToLists(f, facts!, edit)
+  await fanOutToTagFollowers(f, facts!, edit)
 }
 
 /** A deleted status (or reblog) leaves its author's feed, every local follower's and the lists of its author. */
@@ -67,19 +67,8 @@ export async function removeEverywhere(f: Feeds, authorId: string, item: FeedIte
 }
 
 /**
- * An edited status: the listener hears of every feed that holds it, its author's, local followers' (active ones)
- * and lists', so streams get `status.update` wherever the status was delivered. The feeds themselves do not change.
+ * An edited status: the fan-out runs again (`fanOut` with `edit`). Every feed that holds it (its author's, local
+ * followers' and lists', tag followers') hears `status.update`; the feeds themselves keep it. Feeds it did not
+ * reach but now would (a followed hashtag added, a muted account's mention dropped) take it.
  */
-export async function updated(f: Feeds, statusId: string) {
-  const listener = f.listener
-  if (!listener) return
-  const status: StatusRow | undefined = await f.db('statuses').where({ id: statusId }).first()
-  if (!status) return
-  const report = async (feeds: ReturnType<typeof home>[]) => {
-    const holding = await f.store.holding(feeds, status.id)
-    if (holding.length) await listener.updated(holding, status)
-  }
-  await report([home(status.account_id)])
-  await forEachFollowerPage(f, status.account_id, (ids) => report(ids.map(home)))
-  await forEachListPage(f, status.account_id, (lists) => report(lists.map((l) => list(l.id))), true)
-}
+export const updated = (f: Feeds, statusId: string) => fanOut(f, statusId, true)

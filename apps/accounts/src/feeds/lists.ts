@@ -1,6 +1,6 @@
 import type { StatusRow } from '../entities/status'
 import type { Feeds } from './context'
-import { activeSince, FANOUT_PAGE, FEED_VISIBILITIES, forEachPage, isActive } from './context'
+import { activeSince, FANOUT_PAGE, FEED_VISIBILITIES, forEachPage, isActive, place } from './context'
 import type { ListFacts, RepliesPolicy, StatusFacts } from './filter'
 import { admitsToList, involvedAccounts, listMembers, receiverFacts } from './filter'
 import {
@@ -67,16 +67,19 @@ async function admittingLists(f: Feeds, facts: StatusFacts, lists: ListRow[]): P
   return withMembers.filter((l) => admitsToList(facts, l, owners)).map((l) => listFeed(l.id))
 }
 
-/** A new status or reblog reaches the lists its author is in (fan-out, fanout.ts). */
-export async function fanOutToLists(f: Feeds, facts: StatusFacts) {
+/** A new status or reblog reaches the lists its author is in (fan-out, fanout.ts; `edit`: see `place`). */
+export async function fanOutToLists(f: Feeds, facts: StatusFacts, edit = false) {
   const status = facts.status
   await forEachListPage(
     f,
     status.account_id,
-    async (lists) => {
-      const inserted = await f.store.insertEverywhere(await admittingLists(f, facts, lists), status)
-      if (inserted.length) await f.listener?.inserted(inserted, status)
-    },
+    async (lists) =>
+      place(
+        f,
+        status,
+        await admittingLists(f, facts, lists),
+        edit ? { candidates: lists.map((l) => listFeed(l.id)) } : undefined,
+      ),
     true,
   )
 }

@@ -1,5 +1,5 @@
 import type { Feeds } from './context'
-import { activeSince, FANOUT_PAGE, forEachPage } from './context'
+import { activeSince, FANOUT_PAGE, forEachPage, place } from './context'
 import type { StatusFacts } from './filter'
 import { admitsFromTags, involvedAccounts, receiverFacts } from './filter'
 import { removeMatching } from './ops'
@@ -12,9 +12,11 @@ import { home } from './store'
 
 /**
  * A public status (not a reblog, its author not silenced) goes into the home feed of every active local follower
- * of its tags that the rules admit, followers read a page at a time; the hashtag streams are told of it.
+ * of its tags that the rules admit, followers read a page at a time; the hashtag streams are told of a new one
+ * (an edit reaches them through the streaming consumer). `edit`: the fan-out of an edited status (`place`), so
+ * a hashtag the edit added reaches that tag's followers.
  */
-export async function fanOutToTagFollowers(f: Feeds, facts: StatusFacts) {
+export async function fanOutToTagFollowers(f: Feeds, facts: StatusFacts, edit = false) {
   const status = facts.status
   if (status.visibility !== 'public' || status.reblog_of_id) return
   const author = await f.db('accounts').where({ id: status.account_id }).first('silenced_at')
@@ -25,10 +27,11 @@ export async function fanOutToTagFollowers(f: Feeds, facts: StatusFacts) {
     .where('status_tags.status_id', status.id)
     .select('tags.id', 'tags.name')
   if (!tags.length) return
-  await f.listener?.tagged?.(
-    status,
-    tags.map((t) => t.name),
-  )
+  if (!edit)
+    await f.listener?.tagged?.(
+      status,
+      tags.map((t) => t.name),
+    )
   const involved = involvedAccounts([facts])
   await forEachPage(
     (after) =>
@@ -50,8 +53,7 @@ export async function fanOutToTagFollowers(f: Feeds, facts: StatusFacts) {
       const ids = [...new Set(rows.map((r) => r.account_id))]
       const receivers = await receiverFacts(f.db, ids, involved)
       const admitted = ids.filter((id) => admitsFromTags(facts, id, receivers))
-      const inserted = await f.store.insertEverywhere(admitted.map(home), status)
-      if (inserted.length) await f.listener?.inserted(inserted, status)
+      await place(f, status, admitted.map(home), edit ? { candidates: ids.map(home) } : undefined)
     },
   )
 }

@@ -22,6 +22,15 @@ const SIGNATURES: { type: string; ext: string; matches: (b: Buffer) => boolean }
   },
 ]
 
+/** Where images are kept: the accounts service's context, or the accounts worker's (remote media). */
+export interface MediaStore {
+  config: { MEDIA_DIR: string }
+}
+
+/** The 422 for an upload that is not an image by its first bytes. */
+export const notAnImage = () =>
+  unprocessable('Validation failed: File has contents that are not what they are reported to be')
+
 export function imageType(data: Buffer) {
   return SIGNATURES.find((s) => s.matches(data))
 }
@@ -30,13 +39,9 @@ export function imageType(data: Buffer) {
  * Stores an uploaded image under MEDIA_DIR with a random name and returns the name; it is served back at
  * `/media/<name>`. Anything that is not a PNG, JPEG, GIF or WebP is refused with 422.
  */
-export async function storeImage(
-  ctx: AccountsContext,
-  data: Buffer,
-): Promise<{ file: string; type: string }> {
+export async function storeImage(ctx: MediaStore, data: Buffer): Promise<{ file: string; type: string }> {
   const kind = imageType(data)
-  if (!kind)
-    throw unprocessable('Validation failed: File has contents that are not what they are reported to be')
+  if (!kind) throw notAnImage()
   const file = `${randomBytes(16).toString('hex')}.${kind.ext}`
   await mkdir(ctx.config.MEDIA_DIR, { recursive: true })
   await writeFile(path.join(ctx.config.MEDIA_DIR, file), data, { flag: 'wx' })
@@ -44,11 +49,11 @@ export async function storeImage(
 }
 
 /** Deletes a stored image; one already gone is fine. */
-export async function removeImage(ctx: AccountsContext, file: string): Promise<void> {
+export async function removeImage(ctx: MediaStore, file: string): Promise<void> {
   await rm(path.join(ctx.config.MEDIA_DIR, path.basename(file)), { force: true })
 }
 
-const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/
+const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp)$/
 
 /** GET /media/:file — the stored images; names are random, so they can be cached forever. */
 export function serveMedia(ctx: AccountsContext, req: Request, res: Response) {

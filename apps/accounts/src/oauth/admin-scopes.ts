@@ -7,6 +7,14 @@
  */
 export const isAdminScope = (scope: string) => scope.startsWith('admin:')
 
+/**
+ * The admin scopes a moderator may hold: those of reports, which Mastodon lets moderators handle
+ * (`manage_reports`; docs/discovery.md, "Reports").
+ */
+const MODERATOR_SCOPES = new Set(['admin:read:reports', 'admin:write:reports'])
+
 /** The requested scopes a user of `role` may be granted. */
 export const grantableScopes = (role: string, scopes: readonly string[]): string[] =>
-  role === 'admin' ? [...scopes] : scopes.filter((scope) => !isAdminScope(scope))
+  role === 'admin'
+    ? [...scopes]
+    : scopes.filter((scope) => !isAdminScope(scope) || (role === 'moderator' && MODERATOR_SCOPES.has(scope)))

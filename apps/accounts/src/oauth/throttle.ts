@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express'
+import { rateLimitSubject } from '@roost/auth'
 import { HttpError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { clientAddress } from '../ip_blocks/rules'
@@ -9,7 +10,7 @@ const iso6 = (date: Date) => date.toISOString().replace(/Z$/, '000Z')
 /**
  * Throttles credential guessing (docs/security.md, "Credential guessing"): failed attempts (a wrong password on
  * the password grant or the sign-in page, a wrong client secret on /oauth/token and /oauth/revoke) are counted
- * per client address and per account (the login name) or client (`client_id`), in fixed windows in Redis. While a
+ * per client address (IPv6: its /64) and per account (the login name) or client (`client_id`), in fixed windows in Redis. While a
  * subject has used its budget, every attempt naming it answers 429, right or wrong, so guessing cannot go on.
  * Counted in the accounts service, the only one that knows an attempt failed; the address is the one the
  * gateway signed. Each answer carries `X-RateLimit-*` of the subject with the fewest attempts left.
@@ -25,7 +26,8 @@ export async function guardCredentials(
   const now = Date.now()
   const address = clientAddress(ctx, req) ?? 'unknown'
   const subjects = [
-    { name: `ip:${address}`, account: undefined, ...config.RATE_LIMIT_SIGN_IN_IP },
+    // IPv6 by /64, as Mastodon's Rack::Attack: one customer holds a whole /64.
+    { name: `ip:${rateLimitSubject(address)}`, account: undefined, ...config.RATE_LIMIT_SIGN_IN_IP },
     ...[...new Set(accounts.filter((a): a is string => !!a).map((a) => a.toLowerCase()))].map((account) => ({
       name: `account:${account}`,
       account,

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis'
 import type { Knex } from '@roost/db'
 import { listen } from '@roost/db'
 import type { OutboxEvent, Producers } from '@roost/events'
@@ -15,6 +16,8 @@ const POLL_MS = 2000
 /** Published rows are kept a day (to look into), then deleted an hour at a time. */
 const KEEP_MS = 24 * 3600 * 1000
 const PRUNE_EVERY_MS = 3600 * 1000
+/** Events published this recently are published again when Redis is found to have lost its queues. */
+export const REPLAY_WINDOW_MS = 15 * 60 * 1000
 
 /** The smallest snowflake id of a moment (ids are milliseconds << 16 | sequence). */
 const snowflakeAt = (ms: number) => String(BigInt(ms) << 16n)
@@ -29,6 +32,9 @@ export function createOutboxRelay(options: {
   db: Knex
   producers: Producers
   logger: Logger
+  /** Where the queues live, and the marker that says they still hold what was published. */
+  redis: Redis
+  redisPrefix: string
   /** LISTEN for prompt wake-ups; without it the relay only polls (and `flush` publishes at once). */
   databaseUrl?: string
   onPublished?: (count: number) => void
@@ -40,6 +46,24 @@ export function createOutboxRelay(options: {
   let stopped = true
   let again = false
   let prunedAt = 0
+
+  const queuesMarker = `${options.redisPrefix}:outbox:queues-intact`
+
+  /**
+   * Redis coming back without its data (restarted empty, failed over to an empty replica) has lost the jobs it
+   * held: events published but not yet handled, and their follow-up jobs. The marker, written after each
+   * replay, is gone with them; then the events of the last REPLAY_WINDOW_MS are marked unpublished and go out
+   * again under their own job ids. Consumers are idempotent, so what had been handled is handled again to no
+   * effect (docs/activities.md, "When Redis loses its data"). Several relays may replay at once: harmless.
+   */
+  async function replayIfQueuesLost() {
+    if (await options.redis.exists(queuesMarker)) return
+    const replayed = await db('outbox')
+      .where('published_at', '>', new Date(Date.now() - REPLAY_WINDOW_MS))
+      .update({ published_at: null })
+    await options.redis.set(queuesMarker, new Date().toISOString())
+    if (replayed) logger.warn({ replayed }, 'Redis lost its queues: publishing recent events again')
+  }
 
   async function publishBatch(): Promise<number> {
     return db.transaction(async (trx) => {
@@ -76,6 +100,7 @@ export function createOutboxRelay(options: {
     do {
       again = false
       try {
+        await replayIfQueuesLost()
         while ((await publishBatch()) === BATCH);
         await prune()
       } catch (err) {

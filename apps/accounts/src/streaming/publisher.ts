@@ -7,6 +7,8 @@ import { activeMute } from '../domain/relationships'
 import type { FeedListener } from '../feeds/context'
 import type { Feed } from '../feeds/store'
 import type { Urls } from '../entities/account'
+import { renderConversations } from '../entities/conversation'
+import type { AccountConversationRow } from '../domain/conversations'
 import type { NotificationRow } from '../entities/notification'
 import { renderNotifications } from '../entities/notification'
 import type { StatusRow } from '../entities/status'
@@ -127,22 +129,28 @@ export function createStreamingPublisher(options: {
      * The public channels (`timeline:public`, `:local`, `:media`) and hashtag channels (`timeline:hashtag:<tag>`,
      * `:local`) of a new or edited status, as Mastodon's fan-out broadcasts it: public statuses only, no reblogs,
      * nothing from silenced accounts; replies to others stay off the public channels but reach hashtag ones.
-     * Every Roost status is local.
      */
     async publicStatus(status: StatusRow, event: StatusEvent = 'update') {
       if (status.visibility !== 'public' || status.reblog_of_id) return
       const author = await db('accounts')
         .where({ id: status.account_id })
-        .first('silenced_at', 'suspended_at')
+        .first('silenced_at', 'suspended_at', 'domain')
       if (!author || author.silenced_at || author.suspended_at) return
+      // A status of another server stays off the `:local` channels.
+      const local = !author.domain
       const names: string[] = []
       if (!status.in_reply_to_account_id || status.in_reply_to_account_id === status.account_id) {
         const media = !!(await db('media_attachments').where({ status_id: status.id }).first('id'))
-        names.push(channels.public(), channels.public({ local: true }))
-        if (media) names.push(channels.public({ media: true }), channels.public({ local: true, media: true }))
+        names.push(channels.public())
+        if (local) names.push(channels.public({ local: true }))
+        if (media) names.push(channels.public({ media: true }))
+        if (media && local) names.push(channels.public({ local: true, media: true }))
       }
       const tags: string[] = await tagNamesOf(db, status.id)
-      for (const tag of tags) names.push(channels.hashtag(tag), channels.hashtag(tag, { local: true }))
+      for (const tag of tags) {
+        names.push(channels.hashtag(tag))
+        if (local) names.push(channels.hashtag(tag, { local: true }))
+      }
       const listening = await listened([...new Set(names)])
       if (!listening.size) return
       const [entity] = await renderStatuses(db, urls, [status])
@@ -189,6 +197,12 @@ export function createStreamingPublisher(options: {
       await send([...listening].map((channel) => [channel, { event: 'delete', payload: statusId }]))
     },
 
+    /** `timeline:<account>`: the account's filters changed (`filters_changed`, no payload, as Mastodon's). */
+    async filtersChanged(accountId: string) {
+      const listening = await listened([channels.home(accountId)])
+      await send([...listening].map((channel) => [channel, { event: 'filters_changed' }]))
+    },
+
     /**
      * `timeline:<account>` of every local account that streams: announcements (`announcement` with the entity
      * rendered for no one, `announcement.delete` with its id, `announcement.reaction` with `{name, count,
@@ -209,11 +223,26 @@ export function createStreamingPublisher(options: {
       }
     },
 
-    /** `timeline:direct:<account>`: a conversation (Mastodon's Conversation entity) changed, for its participant. */
-    async direct(accountId: string, conversation: object) {
-      const channel = channels.direct(accountId)
-      if (!(await listened([channel])).size) return
-      await send([[channel, { event: 'conversation', payload: JSON.stringify(conversation) }]])
+    /**
+     * `timeline:direct:<account>`: conversations that changed (a direct status entered or left them), each as
+     * Mastodon's Conversation entity rendered for its owner (Mastodon's PushConversationWorker). Conversations
+     * deleted meanwhile are skipped.
+     */
+    async conversations(conversationIds: string[]) {
+      if (!conversationIds.length) return
+      const rows: AccountConversationRow[] = await db('account_conversations')
+        .whereIn('id', conversationIds)
+        .whereNotNull('last_status_id')
+        .orderBy('id')
+      const listening = await listened(rows.map((c) => channels.direct(String(c.account_id))))
+      const messages: [string, StreamingMessage][] = []
+      for (const row of rows) {
+        const channel = channels.direct(String(row.account_id))
+        if (!listening.has(channel)) continue
+        const [entity] = await renderConversations(db, urls, [row], String(row.account_id))
+        messages.push([channel, { event: 'conversation', payload: JSON.stringify(entity) }])
+      }
+      await send(messages)
     },
   }
 

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
 import type { PollRow } from '../domain/polls'
-import { notify } from '../domain/notifications'
+import { notifyAll } from '../domain/notifications'
 import type { StreamingPublisher } from '../streaming/publisher'
 
 /**
@@ -28,16 +28,13 @@ export async function endPoll(
       .distinct()
       .orderBy('account_id')
       .pluck('account_id')
-    for (const recipientId of [poll.account_id, ...voters]) {
-      const id = await notify(trx, urls, {
-        type: 'poll',
-        recipientId,
-        senderId: poll.account_id,
-        statusId: poll.status_id,
-        activityId: poll.id,
-      })
-      if (id) made.push(id)
-    }
+    const ids = await notifyAll(
+      trx,
+      urls,
+      { type: 'poll', senderId: poll.account_id, statusId: poll.status_id, activityId: poll.id },
+      [poll.account_id, ...voters],
+    )
+    made.push(...ids.values())
     await trx('polls').where({ id: poll.id }).update({ expiry_notified_at: trx.fn.now() })
     return undefined
   })

@@ -3,23 +3,26 @@ import { parseId } from '../domain/records'
 import type { AccountRow } from '../entities/account'
 
 /**
- * Accounts other people may see, with their owner's role: Mastodon hides local accounts whose user is
- * unconfirmed or still pending approval (they read as "Record not found"); suspended accounts are found.
+ * Accounts other people may see, with their owner's role: remote accounts, and local ones whose user is confirmed
+ * and approved (Mastodon hides the others: they read as "Record not found"); suspended accounts are found.
  */
 export function visibleAccounts(db: Knex): Knex.QueryBuilder<AccountRow, AccountRow[]> {
   return db('accounts')
-    .join('users', 'users.account_id', 'accounts.id')
-    .whereNotNull('users.confirmed_at')
-    .where('users.approved', true)
+    .leftJoin('users', 'users.account_id', 'accounts.id')
+    .where((w) =>
+      w
+        .whereNotNull('accounts.domain')
+        .orWhere((local) => local.whereNotNull('users.confirmed_at').where('users.approved', true)),
+    )
     .select('accounts.*', 'users.role')
 }
 
+/** The local accounts other people may see (users who can sign in: counts, contacts). */
+export const visibleLocalAccounts = (db: Knex) => visibleAccounts(db).whereNull('accounts.domain')
+
 /** The visible local account with this username (any case), or undefined. */
 export async function findLocalAccount(db: Knex, username: string): Promise<AccountRow | undefined> {
-  return visibleAccounts(db)
-    .whereRaw('lower(accounts.username) = lower(?)', [username])
-    .whereNull('accounts.domain')
-    .first()
+  return visibleLocalAccounts(db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
 }
 
 /** One visible account by id, or undefined. */

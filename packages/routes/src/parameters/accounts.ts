@@ -93,4 +93,6 @@ export const searchParams = z.object({
   exclude_unreviewed: param.bool(),
   limit: param.page.limit,
   offset: param.checkedByHandler({ type: 'integer' }),
+  max_id: param.page.max_id,
+  min_id: param.page.min_id,
 })

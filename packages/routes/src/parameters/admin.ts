@@ -49,3 +49,22 @@ export const ipBlockParams = z.object({
   comment: param.text(),
   expires_in: param.text(),
 })
+
+/** POST /api/v1/admin/domain_blocks and PUT /api/v1/admin/domain_blocks/:id (`domain` is only read on create). */
+export const adminDomainBlockParams = z.object({
+  domain: param.text(),
+  severity: param.checkedByHandler({ type: 'string', enum: ['silence', 'suspend', 'noop'] }),
+  reject_media: param.bool(),
+  reject_reports: param.bool(),
+  private_comment: param.text(),
+  public_comment: param.text(),
+  obfuscate: param.bool(),
+})
+
+/** GET /api/v1/admin/reports */
+export const adminReportsParams = z.object({
+  ...param.page,
+  resolved: param.bool(),
+  account_id: param.text(),
+  target_account_id: param.text(),
+})

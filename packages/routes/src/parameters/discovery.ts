@@ -38,3 +38,83 @@ export const reportParams = z.object({
   forward: param.bool(),
   forward_to_domains: param.list(),
 })
+
+export const FILTER_ACTIONS = ['warn', 'hide', 'blur'] as const
+
+/** POST and PUT /api/v2/filters (and :id) */
+export const filterParams = z.object({
+  title: param.text({ maxChars: 256 }),
+  context: param.list(),
+  filter_action: param.oneOf(FILTER_ACTIONS, 'Filter action is not included in the list'),
+  /** Seconds from now; blank: never. */
+  expires_in: param.text(),
+  keywords_attributes: param.objects({
+    id: param.text(),
+    keyword: param.text({ maxChars: 512 }),
+    whole_word: param.bool(),
+    _destroy: param.bool(),
+  }),
+})
+
+/** POST /api/v2/filters/:id/keywords, PUT /api/v2/filters/keywords/:id */
+export const filterKeywordParams = z.object({
+  keyword: param.text({ maxChars: 512 }),
+  whole_word: param.bool(),
+})
+
+/** POST /api/v2/filters/:id/statuses */
+export const filterStatusParams = z.object({ status_id: param.text() })
+
+/** POST and PUT /api/v1/filters (and :id): the v1 view, one keyword per filter */
+export const filterV1Params = z.object({
+  phrase: param.text({ maxChars: 512 }),
+  context: param.list(),
+  irreversible: param.bool(),
+  whole_word: param.bool(),
+  expires_in: param.text(),
+})
+
+/** GET /api/v2/notifications */
+export const groupedNotificationsParams = z.object({
+  ...param.page,
+  types: param.list(),
+  exclude_types: param.list(),
+  grouped_types: param.list(),
+  /** `full` (default) or `partial_avatars`; else 400 (checked by the handler, as Mastodon's text is its own). */
+  expand_accounts: param.checkedByHandler({ type: 'string', enum: ['full', 'partial_avatars'] }),
+  include_filtered: param.bool(),
+})
+
+/** GET /api/v2/notifications/:id (a group key) */
+export const notificationGroupParams = z.object({
+  expand_accounts: param.checkedByHandler({ type: 'string', enum: ['full', 'partial_avatars'] }),
+})
+
+/** GET /api/v1/notifications/unread_count and /api/v2/notifications/unread_count */
+export const unreadCountParams = z.object({
+  limit: param.page.limit,
+  types: param.list(),
+  exclude_types: param.list(),
+  grouped_types: param.list(),
+})
+
+/** GET /api/v1/trends/tags, /trends/statuses, /trends/links (offset paging) */
+export const trendsParams = z.object({
+  limit: param.page.limit,
+  offset: param.checkedByHandler({ type: 'integer' }),
+})
+
+/** GET /api/v2/suggestions and /api/v1/suggestions */
+export const suggestionsParams = z.object({ limit: param.page.limit })
+
+/** GET /api/v1/directory */
+export const directoryParams = z.object({
+  limit: param.page.limit,
+  offset: param.checkedByHandler({ type: 'integer' }),
+  /** `active` (default) or `new`. */
+  order: param.text(),
+  local: param.bool(),
+})
+
+/** POST /api/v1/featured_tags */
+export const featuredTagParams = z.object({ name: param.requiredText({ maxChars: 256 }) })

@@ -1,6 +1,10 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../context'
+import { notFound } from '@roost/service'
 import { activeRules, renderRule } from '../../domain/rules'
+import { domainDigest, publicDomain } from '../../federation/domain-blocks'
+import type { DomainBlockRow } from '../../federation/domain-blocks'
+import { optionalUser } from '../../users/current'
 
 /** GET /api/v1/instance/rules — public and cacheable even with a token, as Mastodon's. */
 export async function instanceRules(ctx: AccountsContext, _req: Request, res: Response) {
@@ -21,4 +25,31 @@ export function extendedDescription(_ctx: AccountsContext, _req: Request, res: R
 export function translationLanguages(_ctx: AccountsContext, _req: Request, res: Response) {
   res.set('Cache-Control', 'public, max-age=300')
   res.json({})
+}
+
+/**
+ * GET /api/v1/instance/domain_blocks — the moderated servers, as Mastodon shows them: only when SHOW_DOMAIN_BLOCKS
+ * is `all`, or `users` and the caller is signed in (else 404); silenced and suspended ones (not `noop`), silenced
+ * first, then by domain; obfuscated domains starred out with their SHA-256 `digest`; the public comment only as
+ * SHOW_DOMAIN_BLOCKS_RATIONALE allows.
+ */
+export async function instanceDomainBlocks(ctx: AccountsContext, req: Request, res: Response) {
+  const signedIn = async () => (await optionalUser(ctx, req)) !== undefined
+  const shown = (setting: 'disabled' | 'users' | 'all') =>
+    setting === 'all' ? true : setting === 'users' ? signedIn() : false
+  if (!(await shown(ctx.config.SHOW_DOMAIN_BLOCKS))) throw notFound()
+  const withComment = await shown(ctx.config.SHOW_DOMAIN_BLOCKS_RATIONALE)
+  const rows = await ctx
+    .db<DomainBlockRow>('domain_blocks')
+    .whereIn('severity', ['silence', 'suspend'])
+    .orderByRaw("(CASE severity WHEN 'silence' THEN 1 ELSE 2 END), domain")
+  res.set('Cache-Control', 'public, max-age=180')
+  res.json(
+    rows.map((row) => ({
+      domain: publicDomain(row),
+      digest: domainDigest(row.domain),
+      severity: row.severity,
+      comment: withComment ? row.public_comment : null,
+    })),
+  )
 }

@@ -5,7 +5,7 @@ import { renderAccount, urlsOf } from '../../entities/account'
 import { POLL_LIMITS } from '../../domain/polls'
 import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
 import { activeRules, renderRule } from '../../domain/rules'
-import { visibleAccounts } from '../../users/accounts'
+import { visibleLocalAccounts } from '../../users/accounts'
 import { MAX_MEDIA_DESCRIPTION } from '@roost/routes'
 import { MAX_PINS } from '../v1/statuses/actions'
 import { DISPLAY_NAME_MAX, FIELD_TEXT_MAX, MAX_FIELDS, NOTE_MAX } from '../v1/accounts/update_credentials'
@@ -22,12 +22,12 @@ export async function instanceFacts(ctx: AccountsContext) {
   const { config } = ctx
   const urls = urlsOf(config.PUBLIC_URL)
   const domain = localDomainOf(config)
-  const [{ count: users }] = await visibleAccounts(ctx.db)
+  const [{ count: users }] = await visibleLocalAccounts(ctx.db)
     .clearSelect()
     .whereNull('accounts.suspended_at')
     .count<{ count: string }[]>('* as count')
   const [{ sum: statuses }] = await ctx.db('accounts').sum<{ sum: string | null }[]>('statuses_count as sum')
-  const contact = await visibleAccounts(ctx.db)
+  const contact = await visibleLocalAccounts(ctx.db)
     .where('users.role', 'admin')
     .whereNull('accounts.suspended_at')
     .orderBy('accounts.id')

@@ -19,6 +19,18 @@ import * as accountConversations from './20261125400000_account_conversations'
 import * as accountExtras from './20261125450000_account_extras'
 import * as federation from './20261125500000_federation'
 import * as reports from './20261125550000_reports'
+import * as filters from './20261125610046_filters'
+import * as federationDelivery from './20261125624545_federation_delivery'
+import * as notificationGroups from './20261125630046_notification_groups'
+import * as domainBlocks from './20261125634545_domain_blocks'
+import * as statusSearch from './20261125640046_status_search'
+import * as featuredTagsSuggestions from './20261125700046_featured_tags_suggestions'
+import * as reportActions from './20261125710046_report_actions'
+import * as mediaMeta from './20261125720046_media_meta'
+import * as statusUris from './20261127010001_status_uris'
+import * as incomingStatuses from './20261127020001_incoming_statuses'
+import * as inboxTombstones from './20261127030001_inbox_tombstones'
+import * as profileRefresh from './20261127030002_profile_refresh'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -45,4 +57,16 @@ export const migrations: Migration[] = [
   { name: '20261125450000_account_extras', ...accountExtras },
   { name: '20261125500000_federation', ...federation },
   { name: '20261125550000_reports', ...reports },
+  { name: '20261125610046_filters', ...filters },
+  { name: '20261125624545_federation_delivery', ...federationDelivery },
+  { name: '20261125630046_notification_groups', ...notificationGroups },
+  { name: '20261125634545_domain_blocks', ...domainBlocks },
+  { name: '20261125640046_status_search', ...statusSearch },
+  { name: '20261125700046_featured_tags_suggestions', ...featuredTagsSuggestions },
+  { name: '20261125710046_report_actions', ...reportActions },
+  { name: '20261125720046_media_meta', ...mediaMeta },
+  { name: '20261127010001_status_uris', ...statusUris },
+  { name: '20261127020001_incoming_statuses', ...incomingStatuses },
+  { name: '20261127030001_inbox_tombstones', ...inboxTombstones },
+  { name: '20261127030002_profile_refresh', ...profileRefresh },
 ]

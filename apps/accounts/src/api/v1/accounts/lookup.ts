@@ -4,6 +4,7 @@ import { recordNotFound } from '@roost/service'
 import { localDomainOf } from '../../../config'
 import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
+import { findByAcct, parseAcct } from '../../../federation/remote-accounts'
 import { visibleAccounts } from '../../../users/accounts'
 import { USERNAME } from '../../../users/sign-up'
 
@@ -15,13 +16,23 @@ export function localUsername(acct: string, localDomain: string): string | undef
   return username
 }
 
-/** GET /api/v1/accounts/lookup?acct= — local accounts only; no WebFinger (docs/mastodon-compatibility.md, "Accounts"). */
+/**
+ * GET /api/v1/accounts/lookup?acct= — a local account, or a remote one already known (`user@domain`). As
+ * Mastodon's (ResolveAccountService with `skip_webfinger`), no WebFinger is made: unknown remote accounts are
+ * found with search and `resolve=true` (docs/federation.md, "Remote accounts").
+ */
 export async function lookupAccount(ctx: AccountsContext, req: Request, res: Response) {
   const { acct } = readParams(req, lookupAccountParams)
   const username = typeof acct === 'string' ? localUsername(acct, localDomainOf(ctx.config)) : undefined
+  const remote = !username && typeof acct === 'string' ? parseAcct(acct) : undefined
   const row = username
-    ? await visibleAccounts(ctx.db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
-    : undefined
+    ? await visibleAccounts(ctx.db)
+        .whereNull('accounts.domain')
+        .whereRaw('lower(accounts.username) = lower(?)', [username])
+        .first()
+    : remote
+      ? await findByAcct(ctx.db, remote.username, remote.domain)
+      : undefined
   if (!row) throw recordNotFound()
   res.json(renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)))
 }

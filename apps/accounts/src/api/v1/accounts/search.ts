@@ -5,6 +5,7 @@ import { localDomainOf } from '../../../config'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
+import { findByAcct, parseAcct, resolveAcct, resolveActor } from '../../../federation/remote-accounts'
 import { escapeLike, visibleAccounts } from '../../../users/accounts'
 import { requireUser } from '../../../users/current'
 
@@ -15,9 +16,10 @@ export function readOffset(value: unknown): number {
 }
 
 /**
- * Local accounts whose username or display name starts with `q` (a leading `@` and our own domain are
- * ignored). Exact username matches come first, then by username. Suspended accounts are not searchable.
- * With `followedBy`, only accounts that account follows.
+ * Accounts whose username or display name starts with `q` (a leading `@` and our own domain are ignored), local
+ * and known remote ones. Exact username matches come first, then by username. Suspended accounts are not
+ * searchable. With `followedBy`, only accounts that account follows. A `user@domain` of another server is that
+ * account, looked up by WebFinger when `resolve` (a signed-in user's search, as Mastodon's), as is an actor URL.
  */
 export async function searchAccounts(
   ctx: AccountsContext,
@@ -25,11 +27,24 @@ export async function searchAccounts(
   limit: number,
   offset: number,
   followedBy?: string,
+  resolve = false,
 ): Promise<AccountRow[]> {
   const host = localDomainOf(ctx.config)
   let term = q.trim().replace(/^@/, '')
   if (term.toLowerCase().endsWith(`@${host}`)) term = term.slice(0, -(host.length + 1))
   if (!term || limit === 0) return []
+  const remote = term.includes('@') || /^https?:\/\//.test(term)
+  if (remote) {
+    if (offset > 0) return []
+    const row = await findRemote(ctx, term, resolve)
+    if (!row || row.suspended_at) return []
+    if (
+      followedBy &&
+      !(await ctx.db('follows').where({ account_id: followedBy, target_account_id: row.id }).first('id'))
+    )
+      return []
+    return [row]
+  }
   const prefix = `${escapeLike(term)}%`
   const query = visibleAccounts(ctx.db).whereNull('accounts.suspended_at')
   if (followedBy)
@@ -51,8 +66,34 @@ export async function searchAccounts(
 }
 
 /**
- * GET /api/v1/accounts/search?q= (docs/mastodon-compatibility.md, "Accounts"). `following=true`: only accounts you follow. `resolve` is
- * accepted and ignored: every account is local, there is nothing to look up elsewhere.
+ * The remote account a `user@domain` or an actor URL names: known, or (with `resolve`) fetched. A server that
+ * cannot be reached, or answers nonsense, finds nothing (Mastodon answers an empty search too).
+ */
+async function findRemote(
+  ctx: AccountsContext,
+  term: string,
+  resolve: boolean,
+): Promise<AccountRow | undefined> {
+  const fed = ctx.federation
+  if (/^https?:\/\//.test(term)) {
+    if (!resolve || !fed.enabled) return ctx.db('accounts').where({ uri: term }).first()
+    return resolveActor(fed, term).catch((err) => {
+      ctx.logger.info({ err, uri: term }, 'could not resolve an actor')
+      return undefined
+    })
+  }
+  const acct = parseAcct(term)
+  if (!acct) return undefined
+  if (!resolve || !fed.enabled) return findByAcct(ctx.db, acct.username, acct.domain)
+  return resolveAcct(fed, acct.username, acct.domain).catch((err) => {
+    ctx.logger.info({ err, acct: term }, 'could not resolve an account')
+    return undefined
+  })
+}
+
+/**
+ * GET /api/v1/accounts/search?q= (docs/mastodon-compatibility.md, "Accounts"). `following=true`: only accounts
+ * you follow; `resolve=true`: a `user@domain` or actor URL of another server is looked up there.
  */
 export async function searchAccountsRoute(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
@@ -64,6 +105,7 @@ export async function searchAccountsRoute(ctx: AccountsContext, req: Request, re
     limit,
     readOffset(p.offset),
     p.following ? account.id : undefined,
+    !!p.resolve,
   )
   res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
 }

@@ -9,6 +9,7 @@ import { findAccount } from '../../../domain/records'
 import { authorStatusesVisibleTo } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
+import { withoutHidden } from '../../../domain/filters'
 import { optionalUser } from '../../../users/current'
 import { normalizeTag } from '../../../domain/tags'
 
@@ -81,5 +82,7 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+  res.json(
+    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'account'),
+  )
 }

@@ -3,6 +3,7 @@ import type { Knex } from '@roost/db'
 import { readParams, updateCredentialsParams } from '@roost/routes'
 import { castBoolean, uploadedFile } from '@roost/service'
 import type { Params } from '@roost/service'
+import * as outbox from '../../../outbox/outbox'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { storeImage } from '../../../media/storage'
@@ -144,6 +145,8 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
       await trx('accounts')
         .where({ id: current.account.id })
         .update({ ...account, updated_at: trx.fn.now() })
+    if (Object.keys(account).length)
+      await outbox.add(trx, { event: 'account.updated', accountId: current.account.id })
     if (Object.keys(user).length) await trx('users').where({ id: current.user.id }).update(user)
     if (current.account.locked && account.locked === false) await acceptPendingFollowRequests(trx, current)
   })

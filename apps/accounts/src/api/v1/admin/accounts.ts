@@ -21,7 +21,7 @@ import {
 
 const ADMIN_ACCOUNTS_LIMIT = 100
 
-interface AdminAccountRow extends AccountRow {
+export interface AdminAccountRow extends AccountRow {
   user_id: string
   email: string
   locale: string
@@ -33,7 +33,7 @@ interface AdminAccountRow extends AccountRow {
   created_by_application_id: string | null
 }
 
-const adminAccounts = (db: Knex) =>
+export const adminAccounts = (db: Knex) =>
   db('accounts')
     .join('users', 'users.account_id', 'accounts.id')
     .select(
@@ -57,7 +57,7 @@ async function findAdminAccount(ctx: AccountsContext, id: unknown): Promise<Admi
 }
 
 /** Admin::Account (docs: entities/Admin_Account); Roost keeps no sign-up IPs, so `ip` is null and `ips` empty. */
-function renderAdminAccount(row: AdminAccountRow, ctx: AccountsContext) {
+export function renderAdminAccount(row: AdminAccountRow, ctx: AccountsContext) {
   return {
     id: row.id,
     username: row.username,

@@ -47,7 +47,10 @@ async function own(ctx: AccountsContext, req: Request) {
   return { account, row }
 }
 
-/** POST /api/v1/conversations/:id/read — marks it read; answers the Conversation. */
+/**
+ * POST /api/v1/conversations/:id/read — marks it read; answers the Conversation, which is also streamed to the
+ * owner's `direct` stream (as Mastodon's after_commit does), so the owner's other apps see it read.
+ */
 export async function readConversation(ctx: AccountsContext, req: Request, res: Response) {
   const { account, row } = await own(ctx, req)
   const [updated]: AccountConversationRow[] = await ctx
@@ -58,6 +61,7 @@ export async function readConversation(ctx: AccountsContext, req: Request, res: 
   // Deleted meanwhile: gone.
   if (!updated) throw recordNotFound()
   const [rendered] = await renderConversations(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [updated], account.id)
+  await ctx.streaming.conversations([String(updated.id)])
   res.json(rendered)
 }
 

@@ -9,6 +9,7 @@ import { renderAccount, urlsOf } from '../../../entities/account'
 import type { ListRow } from '../../../entities/list'
 import { renderList } from '../../../entities/list'
 import { requireUser } from '../../../users/current'
+import { publishListOwner } from '../../../streaming/list-owners'
 
 /** Mastodon's ListsController and Lists::AccountsController (docs/feeds.md, "Lists"): always the user's own lists. */
 
@@ -34,7 +35,9 @@ export async function showList(ctx: AccountsContext, req: Request, res: Response
 export async function createList(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const c = changes(req)
-  res.json(renderList(await ctx.db.transaction((trx) => lists.createList(trx, account.id, c))))
+  const list = await ctx.db.transaction((trx) => lists.createList(trx, account.id, c))
+  await publishListOwner(ctx, list.id, account.id)
+  res.json(renderList(list))
 }
 
 /** PUT and PATCH /api/v1/lists/:id — changes what is given. */
@@ -50,9 +53,12 @@ export async function updateList(ctx: AccountsContext, req: Request, res: Respon
 /** DELETE /api/v1/lists/:id → {} */
 export async function deleteList(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  await ctx.db.transaction(async (trx) =>
-    lists.deleteList(trx, await lists.findOwnList(trx, account.id, req.params.id)),
-  )
+  const list = await ctx.db.transaction(async (trx) => {
+    const own = await lists.findOwnList(trx, account.id, req.params.id)
+    await lists.deleteList(trx, own)
+    return own
+  })
+  await publishListOwner(ctx, list.id, undefined)
   res.json({})
 }
 

@@ -6,19 +6,21 @@ import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../entities/media_attachment'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
-import { removeImage, storeImage } from '../../../media/storage'
+import { storeAttachmentImage } from '../../../media/attachment'
+import { removeImage } from '../../../media/storage'
 import { requireUser } from '../../../users/current'
 
 /**
- * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. Images are stored as
- * uploaded, so v2 can answer 200 at once (Mastodon answers 202 only while it still processes a file).
+ * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. The `small` preview, `meta`
+ * and blurhash are computed before answering, so v2 can answer 200 at once (Mastodon answers 202 only while it
+ * still processes a file).
  */
 export async function uploadMedia(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const file = uploadedFile(req, 'file')
   if (!file) throw paramMissing('file')
   const { description } = readParams(req, uploadMediaParams)
-  const stored = await storeImage(ctx, file.buffer)
+  const stored = await storeAttachmentImage(ctx, file.buffer)
   const [row]: MediaAttachmentRow[] = await ctx
     .db('media_attachments')
     .insert({
@@ -26,6 +28,9 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
       file: stored.file,
       content_type: stored.type,
       description: description || null,
+      preview_file: stored.previewFile,
+      meta: JSON.stringify(stored.meta),
+      blurhash: stored.blurhash,
     })
     .returning('*')
   res.json(renderMediaAttachment(row!, urlsOf(ctx.config.PUBLIC_URL)))
@@ -72,5 +77,6 @@ export async function deleteMedia(ctx: AccountsContext, req: Request, res: Respo
   const row = await ownUnattachedMedia(ctx, req)
   await ctx.db('media_attachments').where({ id: row.id, status_id: null }).delete()
   await removeImage(ctx, row.file)
+  if (row.preview_file) await removeImage(ctx, row.preview_file)
   res.json({})
 }

@@ -8,6 +8,7 @@ import { parseId } from '../../../domain/records'
 import type { NotificationRow } from '../../../entities/notification'
 import { renderNotifications } from '../../../entities/notification'
 import { requireUser } from '../../../users/current'
+import { hiddenIn } from '../../../domain/filters'
 
 /** The signed-in user's notifications, from senders who are not suspended. */
 function notificationsOf(ctx: AccountsContext, accountId: string) {
@@ -44,7 +45,9 @@ export async function listNotifications(ctx: AccountsContext, req: Request, res:
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
+  // Notifications about a status a filter hides in `notifications` leave the page (the Link is from the rows read).
+  const rendered = await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id)
+  res.json(rendered.filter((n) => !(n.status && hiddenIn(n.status, 'notifications'))))
 }
 
 async function ownNotification(ctx: AccountsContext, req: Request) {

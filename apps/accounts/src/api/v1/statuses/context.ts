@@ -6,6 +6,7 @@ import { parseId } from '../../../domain/records'
 import { findVisibleStatus } from '../../../domain/statuses'
 import { threadOf } from '../../../domain/threads'
 import { renderStatuses } from '../../../entities/status'
+import { withoutHidden } from '../../../domain/filters'
 import { optionalUser } from '../../../users/current'
 
 /** GET /api/v1/statuses/:id/context — the thread around a status (Mastodon's Context entity). */
@@ -20,5 +21,8 @@ export async function statusContext(ctx: AccountsContext, req: Request, res: Res
     [...ancestors, ...descendants],
     viewerId,
   )
-  res.json({ ancestors: rendered.slice(0, ancestors.length), descendants: rendered.slice(ancestors.length) })
+  res.json({
+    ancestors: withoutHidden(rendered.slice(0, ancestors.length), 'thread'),
+    descendants: withoutHidden(rendered.slice(ancestors.length), 'thread'),
+  })
 }

@@ -5,9 +5,10 @@ import { DEFAULT_STATUSES_LIMIT, forbidden, recordNotFound, unprocessable } from
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
-import type { NewStatus, Visibility } from '../../../domain/statuses'
+import type { CreatedStatus, NewStatus, Visibility } from '../../../domain/statuses'
 import { createStatus, deleteStatus, findVisibleStatus } from '../../../domain/statuses'
 import { permittedStatuses } from '../../../domain/threads'
+import { resolveMentions, withLocalMentions } from '../../../federation/mentions'
 import { once } from '../../../domain/idempotency'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatus, renderStatuses } from '../../../entities/status'
@@ -44,7 +45,12 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     default_language: string | null
   }
   const p = readParams(req, postStatusParams)
-  const token = await ctx.db('oauth_access_tokens').where({ id: req.token!.tokenId }).first('application_id')
+  // The posting app, with what its status shows of it (to its author).
+  const application: { id: string; name: string; website: string | null } | undefined = await ctx
+    .db('oauth_access_tokens')
+    .join('oauth_applications', 'oauth_applications.id', 'oauth_access_tokens.application_id')
+    .where('oauth_access_tokens.id', req.token!.tokenId)
+    .first('oauth_applications.id', 'oauth_applications.name', 'oauth_applications.website')
   const input: NewStatus = {
     text: p.status ?? '',
     spoilerText: p.spoiler_text ?? '',
@@ -53,7 +59,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     language: p.language || defaults.default_language || null,
     inReplyToId: p.in_reply_to_id ? (parseId(p.in_reply_to_id) ?? '0') : undefined,
     mediaIds: p.media_ids ?? [],
-    applicationId: token?.application_id ?? null,
+    applicationId: application?.id ?? null,
     poll: pollOf(ctx, p.poll),
   }
   // `scheduled_at` ahead schedules the status (docs/statuses.md); one in the past posts it now, as in Mastodon.
@@ -65,9 +71,12 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
   }
   const urls = urlsOf(ctx.config.PUBLIC_URL)
 
-  let created: StatusRow | undefined
+  let created: CreatedStatus | undefined
   let scheduled: ScheduledStatusRow | undefined
   const create = async () => {
+    // Remote mentions are resolved now, a scheduled status's too (docs/federation.md, "Mentions of remote accounts").
+    input.text = await withLocalMentions(ctx.db, input.text, ctx.federation.localDomain)
+    await resolveMentions(ctx.federation, input.text)
     if (scheduledAt) {
       const at = scheduledAt
       scheduled = await ctx.db.transaction((trx) =>
@@ -83,7 +92,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
       return `${SCHEDULED}${scheduled.id}`
     }
     created = await ctx.db.transaction((trx) => createStatus(trx, account, input))
-    return created.id
+    return created.status.id
   }
   // A repeat of the same Idempotency-Key within an hour answers with what the first request made.
   const key = req.get('Idempotency-Key')
@@ -100,8 +109,12 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     res.json(await renderScheduledStatus(ctx.db, urls, scheduled))
     return
   }
-  const status = created ?? (await findVisibleStatus(ctx.db, id, account.id))
-  res.json(await renderStatus(ctx.db, urls, status, account.id))
+  if (created) {
+    const facts = { ...created.facts, application: application ?? null }
+    res.json(await renderStatus(ctx.db, urls, created.status, account.id, false, facts))
+    return
+  }
+  res.json(await renderStatus(ctx.db, urls, await findVisibleStatus(ctx.db, id, account.id), account.id))
 }
 
 /** What an Idempotency-Key remembers of a scheduled status: its id behind this mark. */
@@ -178,6 +191,8 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
     descriptions,
     poll: pollOf(ctx, p.poll),
   }
+  edit.text = await withLocalMentions(ctx.db, edit.text, ctx.federation.localDomain)
+  await resolveMentions(ctx.federation, edit.text)
   const { status } = await ctx.db.transaction(async (trx) => {
     const own: StatusRow | undefined = id
       ? await trx('statuses')

@@ -8,6 +8,7 @@ import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import type { Feed } from '../../../feeds/store'
 import * as outbox from '../../../outbox/outbox'
+import { withoutHidden } from '../../../domain/filters'
 
 /**
  * A page of a feed kept in Redis (home or list; docs/feeds.md), newest first, as `viewerId` sees it. Ids that no
@@ -48,5 +49,6 @@ export async function sendFeedPage(
   })
   if (link) res.setHeader('Link', link)
   res.status(state === 'ready' ? 200 : 206)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+  // Statuses hidden by a filter leave the page; the Link header above is made from the rows read.
+  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'home'))
 }

@@ -8,11 +8,12 @@ import { hiddenAccounts, hideAccounts } from '../../../domain/relationships'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { optionalUser } from '../../../users/current'
+import { withoutHidden } from '../../../domain/filters'
 
 /**
  * GET /api/v1/timelines/public — public posts (no boosts) by authors neither suspended nor silenced; a signed-in
- * viewer does not see authors they block or mute, or who block them. Every Roost account is local, so `remote`
- * alone gives an empty timeline. Link next `max_id` / prev `min_id` whenever the page is not empty.
+ * viewer does not see authors they block or mute, or who block them. `local` gives local posts only, `remote`
+ * only those of other servers (docs/federation.md). Link next `max_id` / prev `min_id` whenever the page is not empty.
  */
 export async function publicTimeline(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
@@ -31,7 +32,10 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
   const viewerId = viewer?.account.id
   if (viewerId) hideAccounts(query, 'statuses.account_id', await hiddenAccounts(db, viewerId))
-  const rows = remote && !local ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
+  // Mastodon's PublicFeed: `local` alone gives local posts, `remote` alone those of other servers.
+  if (local && !remote) query.whereNull('accounts.domain')
+  if (remote && !local) query.whereNotNull('accounts.domain')
+  const rows = await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {}
   for (const key of ['local', 'remote', 'limit', 'only_media'])
@@ -41,5 +45,7 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+  res.json(
+    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'public'),
+  )
 }

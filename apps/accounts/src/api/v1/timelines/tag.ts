@@ -8,6 +8,7 @@ import { findTags } from '../../../domain/tags'
 import { urlsOf } from '../../../entities/account'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
+import { withoutHidden } from '../../../domain/filters'
 import { optionalUser } from '../../../users/current'
 
 /** Mastodon's TagFeed::LIMIT_PER_MODE: `any`, `all` and `none` each count their first 4 names. */
@@ -49,8 +50,10 @@ export async function tagTimeline(ctx: AccountsContext, req: Request, res: Respo
     query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
   const viewerId = viewer?.account.id
   if (viewerId) hideAccounts(query, 'statuses.account_id', await hiddenAccounts(db, viewerId))
-  // Every Roost account is local: `remote` alone gives nothing.
-  const nothing = !known.length || (p.remote && !p.local)
+  // As the public timeline: `local` alone gives local posts, `remote` alone those of other servers.
+  if (p.local && !p.remote) query.whereNull('accounts.domain')
+  if (p.remote && !p.local) query.whereNotNull('accounts.domain')
+  const nothing = !known.length
   const rows = nothing ? [] : await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {}
@@ -61,5 +64,5 @@ export async function tagTimeline(ctx: AccountsContext, req: Request, res: Respo
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.json(await renderStatuses(db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+  res.json(withoutHidden(await renderStatuses(db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'public'))
 }

@@ -1,0 +1,321 @@
+import type { Knex } from '@roost/db'
+import { accountsById } from '../domain/records'
+import type { AccountRow } from '../entities/account'
+import { renderActor } from '../federation/actors'
+import { PUBLIC_COLLECTION } from '../federation/activity-json'
+import type { Federation } from '../federation/client'
+import { localKeyPair } from '../federation/keys'
+import type { Deliver } from '../federation/outgoing'
+import {
+  followUri,
+  renderBlock,
+  renderFollow,
+  renderFollowAnswer,
+  renderUndoBlock,
+  renderUndoFollow,
+} from '../federation/outgoing'
+import { interactedRemoteAccounts, mentionedAccounts } from '../domain/statuses'
+import { renderNotes } from '../federation/notes'
+import {
+  objectUriOf,
+  remoteAccounts,
+  remoteFollowers,
+  renderAnnounce,
+  renderCreate,
+  renderDelete,
+  renderLike,
+  renderUndoAnnounce,
+  renderUndoLike,
+  renderUpdate,
+  statusAudience,
+} from '../federation/status-activities'
+import type { StatusRow } from '../entities/status'
+import { actorUriOf, statusUri } from '../federation/uris'
+import type { Consumer } from './consumer'
+
+/** The accounts the earlier versions of a local status mentioned (its status_edits). */
+async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
+  const versions: { text: string }[] = await db('status_edits')
+    .where({ status_id: statusId })
+    .distinct('text')
+  const accounts = await Promise.all(versions.map((v) => mentionedAccounts(db, v.text)))
+  return accounts.flat().map((a) => a.id)
+}
+
+/**
+ * Tells other servers of relationship changes between a local and a remote account (docs/federation.md,
+ * "Follows across servers"), as Mastodon's FollowService, UnfollowService, AuthorizeFollowService,
+ * RejectFollowService, BlockService and UnblockService do: each activity becomes one delivery job per inbox.
+ * Changes that came from the peer's own activity (`fromPeer`) are not echoed back to it.
+ */
+export function federationConsumer(fed: Federation, deliver: Deliver): Consumer {
+  const { urls } = fed
+  /** The local and the remote account of a pair, in the order given, or undefined if it is not such a pair. */
+  const pair = async (db: Knex, localId: string, remoteId: string) => {
+    if (!fed.enabled) return undefined
+    const byId = await accountsById(db, [localId, remoteId])
+    const local = byId.get(localId)
+    const remote = byId.get(remoteId)
+    if (!local || local.domain || !remote?.domain) return undefined
+    return [local, remote] as [AccountRow, AccountRow]
+  }
+
+  /** A local account (undefined when federation is off, or the account is remote or gone). */
+  const localAccount = async (id: string): Promise<AccountRow | undefined> =>
+    fed.enabled ? fed.db('accounts').where({ id }).whereNull('domain').first() : undefined
+  /** A status with its author, when it still exists. */
+  const statusWithAuthor = async (id: string) => {
+    const status: StatusRow | undefined = await fed.db('statuses').where({ id }).first()
+    const author = status && (await accountsById(fed.db, [status.account_id])).get(status.account_id)
+    return status && author ? { status, author } : undefined
+  }
+
+  /** A local post, created or edited: its Note in a Create or Update to its audience (docs/federation.md). */
+  const sendNote = async (statusId: string, accountId: string, kind: 'create' | 'update', key: string) => {
+    const author = await localAccount(accountId)
+    if (!author) return
+    const status: StatusRow | undefined = await fed.db('statuses').where({ id: statusId }).first()
+    if (!status || status.reblog_of_id) return
+    const mentioned: string[] = await fed.db('mentions').where({ status_id: status.id }).pluck('account_id')
+    // An edit also reaches those its earlier versions mentioned, as Mastodon keeps a removed mention (silent) in
+    // the status's reach: their copy follows the edit.
+    if (kind === 'update') mentioned.push(...(await mentionedBefore(fed.db, status.id)))
+    const audience = await statusAudience(fed.db, {
+      accountId: author.id,
+      visibility: status.visibility,
+      mentionedAccountIds: mentioned,
+      inReplyToAccountId: status.in_reply_to_account_id,
+      reachedAccountIds: kind === 'update' ? await interactedRemoteAccounts(fed.db, status) : [],
+    })
+    if (!audience.length) return
+    const note = (await renderNotes(fed.db, urls, [status])).get(status.id) as Parameters<
+      typeof renderCreate
+    >[0]
+    const actor = actorUriOf(urls, author)
+    const activity = kind === 'create' ? renderCreate(note, actor) : renderUpdate(note, actor)
+    await deliver(activity, author.id, audience, key)
+  }
+
+  return {
+    // Posts across servers (docs/federation.md), as Mastodon's ActivityPub::DistributionWorker and its siblings.
+    'status.created': (a) => sendNote(a.statusId, a.accountId, 'create', `create-${a.statusId}`),
+    'status.updated': (a) => sendNote(a.statusId, a.accountId, 'update', `update-${a.statusId}-${a.editId}`),
+    'status.deleted': async (a) => {
+      const author = await localAccount(a.accountId)
+      if (!author) return
+      const audience = await statusAudience(fed.db, { ...a, accountId: author.id })
+      if (!audience.length) return
+      await deliver(
+        renderDelete(statusUri(urls, author.username, a.statusId), actorUriOf(urls, author)),
+        author.id,
+        audience,
+        `delete-${a.statusId}`,
+      )
+    },
+    // A boost: the Announce to the booster's remote followers and to the boosted post's author if remote.
+    'reblog.created': async (a) => {
+      const booster = await localAccount(a.accountId)
+      const original = booster && (await statusWithAuthor(a.reblogOfId))
+      const reblog: StatusRow | undefined =
+        original && (await fed.db('statuses').where({ id: a.statusId }).first())
+      if (!booster || !original || !reblog) return
+      const audience = [
+        ...(await remoteFollowers(fed.db, booster.id)),
+        ...(await remoteAccounts(fed.db, [original.author.id])),
+      ]
+      await deliver(
+        renderAnnounce(
+          urls,
+          booster,
+          reblog,
+          objectUriOf(urls, original.status, original.author),
+          original.author,
+        ),
+        booster.id,
+        audience,
+        `announce-${a.statusId}`,
+      )
+    },
+    'reblog.removed': async (a) => {
+      const booster = await localAccount(a.accountId)
+      const original = booster && (await statusWithAuthor(a.reblogOfId))
+      if (!booster || !original) return // the boosted post is gone: its Delete says enough
+      const audience = [
+        ...(await remoteFollowers(fed.db, booster.id)),
+        ...(await remoteAccounts(fed.db, [original.author.id])),
+      ]
+      await deliver(
+        renderUndoAnnounce(urls, booster, a.statusId, objectUriOf(urls, original.status, original.author)),
+        booster.id,
+        audience,
+        `undo-announce-${a.statusId}`,
+      )
+    },
+    // A favourite of a remote post: the Like goes to its author only (Mastodon's FavouriteService).
+    'favourite.created': async (a) => {
+      const account = await localAccount(a.accountId)
+      const target = account && (await statusWithAuthor(a.statusId))
+      if (!account || !target?.author.domain) return
+      await deliver(
+        renderLike(urls, account, a.favouriteId, objectUriOf(urls, target.status, target.author)),
+        account.id,
+        [target.author],
+        `like-${a.favouriteId}`,
+      )
+    },
+    'favourite.removed': async (a) => {
+      const account = await localAccount(a.accountId)
+      const target = account && (await statusWithAuthor(a.statusId))
+      if (!account || !target?.author.domain) return
+      await deliver(
+        renderUndoLike(urls, account, a.favouriteId, objectUriOf(urls, target.status, target.author)),
+        account.id,
+        [target.author],
+        `undo-like-${a.favouriteId}`,
+      )
+    },
+    /**
+     * A local profile changed (Mastodon's UpdateDistributionWorker): the actor, as served, in an Update to every
+     * server with a follower of it, once per shared inbox.
+     */
+    'account.updated': async (a) => {
+      if (!fed.enabled) return
+      const account: AccountRow | undefined = await fed
+        .db('accounts')
+        .where({ id: a.accountId })
+        .whereNull('domain')
+        .first()
+      if (!account) return
+      const followers: AccountRow[] = await fed
+        .db('accounts')
+        .join('follows', 'follows.account_id', 'accounts.id')
+        .where('follows.target_account_id', account.id)
+        .whereNotNull('accounts.domain')
+        .select('accounts.*')
+      if (!followers.length) return
+      const keys = await localKeyPair(fed.db, account.id)
+      const actor = renderActor(account, keys.publicKey, urls, fed.localDomain)
+      const version = new Date(account.updated_at ?? Date.now()).getTime()
+      const { '@context': context, ...object } = actor as Record<string, unknown>
+      await deliver(
+        {
+          '@context': context,
+          id: `${actor.id}#updates/${version}`,
+          type: 'Update',
+          actor: actor.id,
+          to: [PUBLIC_COLLECTION],
+          object,
+        },
+        account.id,
+        followers,
+        `update-${account.id}-${version}`,
+      )
+    },
+    // A local account asks to follow a remote one: the Follow, named after the request.
+    'follow_request.created': async (a) => {
+      const p = await pair(fed.db, a.accountId, a.targetAccountId)
+      if (!p) return
+      const [local, remote] = p
+      const uri = followUri(urls, local, a.followRequestId)
+      const [request] = await fed
+        .db('follow_requests')
+        .where({ id: a.followRequestId })
+        .update({ uri: fed.db.raw('coalesce(uri, ?)', [uri]) })
+        .returning('uri')
+      if (!request) return // withdrawn meanwhile
+      await deliver(
+        renderFollow(urls, local, remote, request.uri),
+        local.id,
+        [remote],
+        `follow-${a.followRequestId}`,
+      )
+    },
+    'follow_request.withdrawn': async (a) => {
+      if (a.fromPeer) return
+      const p = await pair(fed.db, a.accountId, a.targetAccountId)
+      if (!p) return
+      const [local, remote] = p
+      await deliver(
+        renderUndoFollow(
+          urls,
+          local,
+          remote,
+          a.uri ?? followUri(urls, local, a.followRequestId),
+          a.followRequestId,
+        ),
+        local.id,
+        [remote],
+        `undo-follow-request-${a.followRequestId}`,
+      )
+    },
+    // A local account turned down a remote one's request.
+    'follow_request.rejected': async (a) => {
+      if (a.fromPeer) return
+      const p = await pair(fed.db, a.targetAccountId, a.accountId)
+      if (!p) return
+      const [local, remote] = p
+      await deliver(
+        renderFollowAnswer('Reject', urls, remote, local, a.uri, `request-${a.followRequestId}`),
+        local.id,
+        [remote],
+        `reject-request-${a.followRequestId}`,
+      )
+    },
+    // A remote account follows a local one (at once, or its request authorized): the Accept.
+    'follow.created': async (a) => {
+      const p = await pair(fed.db, a.targetAccountId, a.accountId)
+      if (!p) return
+      const [local, remote] = p
+      await deliver(
+        renderFollowAnswer('Accept', urls, remote, local, a.uri, a.followId),
+        local.id,
+        [remote],
+        `accept-${a.followId}`,
+      )
+    },
+    'follow.removed': async (a) => {
+      if (a.fromPeer) return
+      const out = await pair(fed.db, a.accountId, a.targetAccountId)
+      if (out) {
+        // A local account unfollows a remote one.
+        const [local, remote] = out
+        await deliver(
+          renderUndoFollow(urls, local, remote, a.uri, a.followId),
+          local.id,
+          [remote],
+          `undo-follow-${a.followId}`,
+        )
+        return
+      }
+      const incoming = await pair(fed.db, a.targetAccountId, a.accountId)
+      if (!incoming) return
+      // A local account removed a remote follower (or blocked it): Mastodon rejects the Follow.
+      const [local, remote] = incoming
+      await deliver(
+        renderFollowAnswer('Reject', urls, remote, local, a.uri, a.followId),
+        local.id,
+        [remote],
+        `reject-follow-${a.followId}`,
+      )
+    },
+    'block.created': async (a) => {
+      if (a.fromPeer) return
+      const p = await pair(fed.db, a.accountId, a.targetAccountId)
+      if (!p) return
+      const [local, remote] = p
+      await deliver(renderBlock(urls, local, remote, a.blockId), local.id, [remote], `block-${a.blockId}`)
+    },
+    'block.removed': async (a) => {
+      if (a.fromPeer) return
+      const p = await pair(fed.db, a.accountId, a.targetAccountId)
+      if (!p) return
+      const [local, remote] = p
+      await deliver(
+        renderUndoBlock(urls, local, remote, a.blockId),
+        local.id,
+        [remote],
+        `undo-block-${a.blockId}`,
+      )
+    },
+  }
+}

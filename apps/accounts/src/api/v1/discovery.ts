@@ -1,0 +1,206 @@
+import type { Request, Response } from 'express'
+import {
+  directoryParams,
+  featuredTagParams,
+  readParams,
+  suggestionsParams,
+  trendsParams,
+} from '@roost/routes'
+import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, paramText, readPage, recordNotFound } from '@roost/service'
+import type { AccountsContext } from '../../context'
+import type { Urls } from '../../entities/account'
+import { renderAccount, urlsOf } from '../../entities/account'
+import { renderStatuses } from '../../entities/status'
+import { renderTags } from '../../entities/tag'
+import {
+  directory,
+  dismissSuggestion,
+  featuredTagsOf,
+  featureTag,
+  recentlyUsedTags,
+  suggestions,
+  trendingStatuses,
+  trendingTags,
+  unfeatureTag,
+} from '../../domain/discovery'
+import type { FeaturedTagRow } from '../../domain/discovery'
+import { parseId } from '../../domain/records'
+import { findVisibleAccount } from '../../users/accounts'
+import { optionalUser, requireUser } from '../../users/current'
+import { readOffset } from './accounts/search'
+import { tagNamed } from './tags'
+
+/** Trends, suggestions, the directory and featured tags (docs/discovery.md). */
+
+/** Offset paging of trends: Link next when the page is full, prev when the offset is past the first page. */
+function trendsLink(ctx: AccountsContext, req: Request, limit: number, offset: number, count: number) {
+  const link = linkHeader(
+    ctx.config.PUBLIC_URL,
+    req.path,
+    { limit: paramText(req.query.limit) },
+    {
+      next: count > 0 && count === limit ? { offset: String(offset + limit) } : undefined,
+      prev: offset > limit ? { offset: String(offset - limit) } : undefined,
+    },
+  )
+  return link
+}
+
+function trendsPage(req: Request, defaultLimit: number) {
+  const p = readParams(req, trendsParams)
+  return { limit: readPage(p, defaultLimit).limit, offset: readOffset(p.offset) }
+}
+
+/** GET /api/v1/trends/tags (and /api/v1/trends) — Tag entities, limit 10/20, offset. */
+export async function trendTags(ctx: AccountsContext, req: Request, res: Response) {
+  const viewer = await optionalUser(ctx, req)
+  const { limit, offset } = trendsPage(req, 10)
+  const rows = await trendingTags(ctx.db, limit, offset)
+  const link = trendsLink(ctx, req, limit, offset, rows.length)
+  if (link) res.setHeader('Link', link)
+  res.json(await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewer?.account.id))
+}
+
+/** GET /api/v1/trends/statuses — Status entities, limit 20/40, offset. */
+export async function trendStatuses(ctx: AccountsContext, req: Request, res: Response) {
+  const viewerId = (await optionalUser(ctx, req))?.account.id
+  const { limit, offset } = trendsPage(req, 20)
+  const rows = await trendingStatuses(ctx.db, limit, offset, viewerId)
+  const link = trendsLink(ctx, req, limit, offset, rows.length)
+  if (link) res.setHeader('Link', link)
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+}
+
+/** GET /api/v1/trends/links — always empty: Roost makes no preview cards. */
+export async function trendLinks(_ctx: AccountsContext, req: Request, res: Response) {
+  trendsPage(req, 10)
+  res.json([])
+}
+
+/** GET /api/v2/suggestions — `[{source, sources, account}]`, limit 40/80. */
+export async function suggestionsV2(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const { limit } = readPage(readParams(req, suggestionsParams), DEFAULT_ACCOUNTS_LIMIT)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  res.json(
+    (await suggestions(ctx.db, account.id, limit)).map((s) => ({
+      source: s.source,
+      sources: s.sources,
+      account: renderAccount(s.account, urls),
+    })),
+  )
+}
+
+/** GET /api/v1/suggestions — the same accounts, as Account entities. */
+export async function suggestionsV1(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const { limit } = readPage(readParams(req, suggestionsParams), DEFAULT_ACCOUNTS_LIMIT)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  res.json((await suggestions(ctx.db, account.id, limit)).map((s) => renderAccount(s.account, urls)))
+}
+
+/** DELETE /api/v1/suggestions/:id — never suggest that account again; `{}`. */
+export async function deleteSuggestion(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const target = await findVisibleAccount(ctx.db, req.params.id)
+  if (!target) throw recordNotFound()
+  await dismissSuggestion(ctx.db, account.id, target.id)
+  res.json({})
+}
+
+/** GET /api/v1/directory — `order` active (default) or new, `local`, `offset`, limit 40/80. */
+export async function directoryRoute(ctx: AccountsContext, req: Request, res: Response) {
+  const viewer = await optionalUser(ctx, req)
+  const p = readParams(req, directoryParams)
+  const rows = await directory(ctx.db, {
+    order: p.order === 'new' ? 'new' : 'active',
+    local: !!p.local,
+    limit: readPage(p, DEFAULT_ACCOUNTS_LIMIT).limit,
+    offset: readOffset(p.offset),
+    viewerId: viewer?.account.id,
+  })
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  res.json(rows.map((r) => renderAccount(r, urls)))
+}
+
+/** Mastodon's FeaturedTag entity; `statuses_count` is a string, `last_status_at` a day. */
+function renderFeaturedTag(row: FeaturedTagRow, username: string, urls: Urls) {
+  return {
+    id: String(row.id),
+    name: row.display_name,
+    url: `${urls.base}/@${username}/tagged/${encodeURIComponent(row.name)}`,
+    statuses_count: String(row.statuses_count),
+    last_status_at: row.last_status_at ? new Date(row.last_status_at).toISOString().slice(0, 10) : null,
+  }
+}
+
+/** GET /api/v1/featured_tags — the user's, most used first. */
+export async function listFeaturedTags(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  res.json(
+    (await featuredTagsOf(ctx.db, account.id)).map((r) => renderFeaturedTag(r, account.username, urls)),
+  )
+}
+
+/** POST /api/v1/featured_tags — `name`; the FeaturedTag. */
+export async function createFeaturedTag(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const { name } = readParams(req, featuredTagParams)
+  const tag = await ctx.db.transaction((trx) => featureTag(trx, account.id, name))
+  const row = (await featuredTagsOf(ctx.db, account.id)).find((r) => String(r.tag_id) === String(tag.id))!
+  res.json(renderFeaturedTag(row, account.username, urlsOf(ctx.config.PUBLIC_URL)))
+}
+
+/** DELETE /api/v1/featured_tags/:id — `{}`. */
+export async function deleteFeaturedTag(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  await unfeatureTag(ctx.db, account.id, parseId(req.params.id))
+  res.json({})
+}
+
+/** GET /api/v1/featured_tags/suggestions — up to 10 tags the user used lately and does not feature. */
+export async function featuredTagSuggestions(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  res.json(
+    await renderTags(
+      ctx.db,
+      urlsOf(ctx.config.PUBLIC_URL),
+      await recentlyUsedTags(ctx.db, account.id),
+      account.id,
+    ),
+  )
+}
+
+/** GET /api/v1/accounts/:id/featured_tags — anyone's (token optional); none for a suspended account. */
+export async function accountFeaturedTags(ctx: AccountsContext, req: Request, res: Response) {
+  await optionalUser(ctx, req)
+  const target = await findVisibleAccount(ctx.db, req.params.id)
+  if (!target) throw recordNotFound()
+  if (target.suspended_at) return void res.json([])
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  res.json((await featuredTagsOf(ctx.db, target.id)).map((r) => renderFeaturedTag(r, target.username, urls)))
+}
+
+/** POST /api/v1/tags/:id/feature — features the tag; the Tag (featuring true). */
+export async function featureTagRoute(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const named = await tagNamed(ctx, String(req.params.id))
+  const already = named.id
+    ? await ctx.db('featured_tags').where({ account_id: account.id, tag_id: named.id }).first('id')
+    : undefined
+  const tag = already
+    ? named
+    : await ctx.db.transaction((trx) => featureTag(trx, account.id, named.display_name))
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag as never], account.id)
+  res.json(rendered)
+}
+
+/** POST /api/v1/tags/:id/unfeature — the Tag (featuring false); idempotent. */
+export async function unfeatureTagRoute(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requireUser(ctx, req)
+  const tag = await tagNamed(ctx, String(req.params.id))
+  if (tag.id) await ctx.db('featured_tags').where({ account_id: account.id, tag_id: tag.id }).delete()
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], account.id)
+  res.json(rendered)
+}

@@ -1,0 +1,130 @@
+import type { Request, Response } from 'express'
+import { badRequest, HttpError, recordNotFound } from '@roost/service'
+import type { AccountsContext } from '../context'
+import type { AccountRow } from '../entities/account'
+import * as outbox from '../outbox/outbox'
+import { findLocalAccount } from '../users/accounts'
+import type { Federation } from './client'
+import { heardFrom } from './delivery-failures'
+import { isUrlBlocked } from './domain-blocks'
+import { idOf, isNoteLike, sameHost } from './incoming'
+import { findByUri, resolveActor } from './remote-accounts'
+import type { CheckedSignature } from './signatures'
+import { checkSignedRequest, SignatureError, verifiedBy } from './signatures'
+
+/**
+ * The inboxes (docs/federation.md, "Inboxes"): `POST /inbox` (shared) and `POST /users/:username/inbox`. As
+ * Mastodon's InboxesController with its SignatureVerification: the request's HTTP signature is checked (401 with
+ * Mastodon's reason otherwise), the signer's key is found among known actors or fetched (and fetched again once
+ * when it no longer verifies: keys rotate), the activity's actor must be the signer, and the activity is then
+ * queued for the accounts worker and answered 202. Nothing is stored before all of that holds.
+ */
+export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
+  if (!ctx.config.FEDERATION) throw recordNotFound()
+  if (req.params.username !== undefined && !(await findLocalAccount(ctx.db, String(req.params.username))))
+    throw recordNotFound()
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
+  const checked = signatureOf(req, body)
+  const activity = parseActivity(body)
+  // A suspended server is refused before its key is even fetched, as Mastodon's SignatureVerification (403).
+  if (await isUrlBlocked(ctx.db, checked.keyId))
+    throw new HttpError(403, `Public key not found for key ${checked.keyId}`)
+  const signer = await signerOf(ctx.federation, checked)
+  const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown })?.id
+  if (actor !== signer.uri)
+    throw new HttpError(401, `The activity's actor is not ${signer.uri}, whose key signed the request`)
+  await ctx.db.transaction(async (trx) => {
+    await outbox.add(trx, { event: 'inbox.received', signerAccountId: signer.id, activity })
+    await heardFrom(trx, signer.domain!)
+  })
+  res.status(202).end()
+}
+
+function signatureOf(req: Request, body: Buffer): CheckedSignature {
+  try {
+    return checkSignedRequest({ method: req.method, url: req.originalUrl, headers: req.headers, body })
+  } catch (err) {
+    if (err instanceof SignatureError) throw new HttpError(401, err.message)
+    throw err
+  }
+}
+
+function parseActivity(body: Buffer): Record<string, unknown> {
+  let json: unknown
+  try {
+    json = JSON.parse(body.toString('utf8'))
+  } catch {
+    throw badRequest('Error parsing JSON')
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw badRequest('The body is not an activity')
+  const activity = json as Record<string, unknown>
+  if (typeof activity.type !== 'string' || activity.actor === undefined)
+    throw badRequest('The body is not an activity')
+  checkObject(activity)
+  return activity
+}
+
+/**
+ * A Create or Update of a status must carry (or name) an object with an id, on its actor's host: a Note claiming
+ * another server's id is refused with the malformed ones (400), before anything is stored.
+ */
+function checkObject(activity: Record<string, unknown>) {
+  if (activity.type !== 'Create' && activity.type !== 'Update') return
+  const object = activity.object
+  const actor = idOf(activity.actor)
+  if (typeof object === 'string' || (object && typeof object === 'object' && !Array.isArray(object))) {
+    const id = idOf(object)
+    if (!id) throw badRequest('The object has no id')
+    if (typeof object === 'object' && typeof (object as { type?: unknown }).type !== 'string')
+      throw badRequest('The object has no type')
+    if (isNoteLike(object) || typeof object === 'string') {
+      if (!sameHost(id, actor)) throw badRequest(`The object ${id} is not on the host of its actor ${actor}`)
+      if (isNoteLike(object)) checkNote(object, actor!)
+    }
+    return
+  }
+  throw badRequest('The activity has no object')
+}
+
+function checkNote(note: Record<string, unknown>, actor: string) {
+  const author = idOf(Array.isArray(note.attributedTo) ? note.attributedTo[0] : note.attributedTo)
+  if (author !== actor) throw badRequest(`The object is not attributed to its actor ${actor}`)
+  for (const field of ['content', 'summary'] as const)
+    if (note[field] !== undefined && note[field] !== null && typeof note[field] !== 'string')
+      throw badRequest(`The object's ${field} is not a string`)
+}
+
+/**
+ * The remote account whose key made the signature (Mastodon's `signed_request_actor`): known by its key id, or
+ * fetched; a key that does not verify is fetched again once (the actor may have a new key). 401 otherwise.
+ */
+export async function signerOf(fed: Federation, checked: CheckedSignature): Promise<AccountRow> {
+  const keyId = checked.keyId
+  let url: URL
+  try {
+    url = new URL(keyId)
+  } catch {
+    throw new HttpError(401, `Unable to fetch key JSON at ${keyId}`)
+  }
+  const known =
+    (await fed.db('accounts').where({ public_key_id: keyId }).whereNotNull('domain').first()) ??
+    (await findByUri(fed.db, `${url.origin}${url.pathname}${url.search}`))
+  if (known?.public_key && known.public_key_id === keyId && verifiedBy(known.public_key, checked))
+    return known
+  let fetched: AccountRow
+  try {
+    fetched = await resolveActor(fed, known?.uri ?? keyId, { refresh: true })
+  } catch (err) {
+    fed.logger.info({ err, keyId }, 'signature key could not be fetched')
+    throw new HttpError(401, `Unable to fetch key JSON at ${keyId}`)
+  }
+  if (fetched.public_key_id !== keyId || !fetched.public_key)
+    throw new HttpError(401, `Unable to fetch key JSON at ${keyId}`)
+  if (!verifiedBy(fetched.public_key, checked))
+    throw new HttpError(
+      401,
+      `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using rsa-sha256 (RSA-SHA256)`,
+    )
+  return fetched
+}

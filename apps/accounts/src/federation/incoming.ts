@@ -1,0 +1,510 @@
+import type { Knex } from '@roost/db'
+import type { AccountRow } from '../entities/account'
+import type { StatusRow } from '../entities/status'
+import { snapshot } from '../domain/edits'
+import { favourite, unfavourite } from '../domain/favourites'
+import { createReport } from '../domain/reports'
+import type { Visibility } from '../domain/statuses'
+import { countStatus, deleteStatus, reblog } from '../domain/statuses'
+import { storeTags } from '../domain/tags'
+import * as outbox from '../outbox/outbox'
+import { PUBLIC_COLLECTION } from './activity-json'
+import type { Federation } from './client'
+import { isUrlBlocked } from './domain-blocks'
+import { findByUri, resolveActor } from './remote-accounts'
+import { htmlText, sanitizeHtml } from './sanitize'
+
+/**
+ * Statuses and interactions from other servers (docs/federation.md, "Incoming statuses"), as Mastodon's
+ * ActivityPub::Activity::Create, Update, Delete, Announce, Like, Undo and Flag: remote statuses are rows of the
+ * same `statuses` table (with `uri` and `url`), and everything goes through the same domain functions and outbox
+ * activities as local ones, so feeds, streams, notifications and Web Push follow unchanged.
+ */
+
+type Json = Record<string, unknown>
+
+const NOTE_TYPES = new Set(['Note', 'Question', 'Article', 'Page'])
+const PUBLIC = new Set([PUBLIC_COLLECTION, 'as:Public', 'Public'])
+const MAX_MEDIA = 4
+/**
+ * Unknown ancestors of an incoming reply fetched at most this deep (Mastodon's ThreadResolveWorker fetches the
+ * parent of each status it stores, a chain that it bounds the same way).
+ */
+export const MAX_ANCESTORS_FETCHED = 5
+
+export const idOf = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : v && typeof v === 'object' ? idOf((v as { id?: unknown }).id) : undefined
+const list = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v])
+const ids = (v: unknown) => list(v).flatMap((x) => idOf(x) ?? [])
+const hostOf = (uri: string | undefined) => {
+  try {
+    return uri ? new URL(uri).host.toLowerCase() : undefined
+  } catch {
+    return undefined
+  }
+}
+export const sameHost = (a: string | undefined, b: string | undefined) =>
+  !!hostOf(a) && hostOf(a) === hostOf(b)
+
+/** Whether an object is a status Roost takes (Mastodon converts Article and Page as it does Note). */
+export const isNoteLike = (v: unknown): v is Json =>
+  !!v && typeof v === 'object' && NOTE_TYPES.has(String((v as Json).type))
+
+/** Mastodon's `visibility_from_audience`. */
+function visibilityOf(object: Json, author: AccountRow): Visibility {
+  const to = ids(object.to)
+  const cc = ids(object.cc)
+  if (to.some((x) => PUBLIC.has(x))) return 'public'
+  if (cc.some((x) => PUBLIC.has(x))) return 'unlisted'
+  const followers = author.followers_url ?? `${author.uri}/followers`
+  if ([...to, ...cc].includes(followers)) return 'private'
+  return 'direct'
+}
+
+/** The local status a URI names: ours (`/users/<u>/statuses/<id>`), or a remote one we have by its `uri`. */
+export async function statusByUri(fed: Federation, db: Knex, uri: string | undefined) {
+  if (!uri) return undefined
+  const base = fed.urls.base
+  const local = uri.startsWith(`${base}/`)
+    ? /^\/(?:users\/[A-Za-z0-9_]+\/statuses\/|@[A-Za-z0-9_]+\/)(\d{1,19})$/.exec(uri.slice(base.length))
+    : null
+  const row: StatusRow | undefined = local
+    ? await db('statuses').where({ id: local[1] }).whereNull('uri').first()
+    : await db('statuses').where({ uri }).first()
+  return row
+}
+
+/** The local accounts an object addresses or mentions (its `to`, `cc` and `Mention` tags). */
+async function localAccountsNamed(fed: Federation, object: Json): Promise<AccountRow[]> {
+  const base = fed.urls.base
+  const uris = [
+    ...ids(object.to),
+    ...ids(object.cc),
+    ...list(object.tag).flatMap((t) =>
+      t && typeof t === 'object' && (t as Json).type === 'Mention' ? (idOf((t as Json).href) ?? []) : [],
+    ),
+  ]
+  const names = [
+    ...new Set(
+      uris.flatMap((u) => {
+        const m = u.startsWith(`${base}/`)
+          ? /^\/(?:users\/|@)([A-Za-z0-9_]+)$/.exec(u.slice(base.length))
+          : null
+        return m ? [m[1]!.toLowerCase()] : []
+      }),
+    ),
+  ]
+  return names.length
+    ? fed
+        .db('accounts')
+        .whereNull('domain')
+        .whereRaw('lower(username) = any(?)', [names])
+        .whereNull('suspended_at')
+    : []
+}
+
+/** The remote accounts an object mentions that we know already (Mention tags by actor URI). */
+async function remoteAccountsMentioned(fed: Federation, object: Json): Promise<AccountRow[]> {
+  const hrefs = list(object.tag).flatMap((t) =>
+    t && typeof t === 'object' && (t as Json).type === 'Mention' ? (idOf((t as Json).href) ?? []) : [],
+  )
+  return hrefs.length ? fed.db('accounts').whereIn('uri', hrefs).whereNotNull('domain') : []
+}
+
+function contentOf(object: Json): { html: string; language: string | null } {
+  const map = object.contentMap && typeof object.contentMap === 'object' ? (object.contentMap as Json) : {}
+  const [language, mapped] = Object.entries(map).find(([, v]) => typeof v === 'string') ?? []
+  const content =
+    typeof object.content === 'string' ? object.content : typeof mapped === 'string' ? mapped : ''
+  const name = typeof object.name === 'string' ? object.name : ''
+  // Articles and Pages carry a title and a link: Mastodon shows the title, then the link (its converted
+  // object), when there is no content.
+  const html =
+    object.type === 'Note' || object.type === 'Question' || content
+      ? content
+      : `<p>${name}</p>${typeof object.url === 'string' ? `<p><a href="${object.url}">${object.url}</a></p>` : ''}`
+  return {
+    html: sanitizeHtml(html),
+    language: language && /^[a-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/i.test(language) ? language.slice(0, 16) : null,
+  }
+}
+
+const hashtagsOf = (object: Json) =>
+  list(object.tag).flatMap((t) => {
+    const tag = t as Json
+    return tag && typeof tag === 'object' && tag.type === 'Hashtag' && typeof tag.name === 'string'
+      ? [tag.name.replace(/^#/, '')]
+      : []
+  })
+
+const urlOf = (object: Json): string | null => {
+  const u = list(object.url)[0]
+  const href = typeof u === 'string' ? u : u && typeof u === 'object' ? (u as Json).href : undefined
+  return typeof href === 'string' && /^https?:\/\//i.test(href) ? href : null
+}
+
+/** Remote attachments, linked by URL (Mastodon's Document, Image, Video, Audio), at most four. */
+function attachmentsOf(object: Json) {
+  return list(object.attachment)
+    .flatMap((a) => {
+      if (!a || typeof a !== 'object') return []
+      const doc = a as Json
+      const href =
+        typeof doc.url === 'string' ? doc.url : (idOf(list(doc.url)[0]) ?? (list(doc.url)[0] as Json)?.href)
+      if (typeof href !== 'string' || !/^https?:\/\//i.test(href)) return []
+      return [
+        {
+          remote_url: href,
+          content_type:
+            typeof doc.mediaType === 'string' ? doc.mediaType.slice(0, 100) : 'application/octet-stream',
+          description: typeof doc.name === 'string' ? doc.name.slice(0, 1500) : null,
+          blurhash: typeof doc.blurhash === 'string' ? doc.blurhash.slice(0, 100) : null,
+          meta:
+            typeof doc.width === 'number' && typeof doc.height === 'number'
+              ? { original: { width: doc.width, height: doc.height } }
+              : {},
+        },
+      ]
+    })
+    .slice(0, MAX_MEDIA)
+}
+
+const publishedOf = (object: Json) => {
+  const at = typeof object.published === 'string' ? new Date(object.published) : undefined
+  return at && !Number.isNaN(at.getTime()) && at.getTime() <= Date.now() ? at : new Date()
+}
+
+/**
+ * Mastodon's ActivityPub::Activity::Create for a Note (or Question, Article, Page) of `author`: refused when its id
+ * is on another host than its author, when nothing local relates to it (nobody here follows the author, it neither
+ * addresses nor mentions a local account, nor replies to a local status) unless `fetched` (for a boost, a
+ * search, or as the parent of a reply), and when it is there already. A reply to a status unknown here fetches
+ * that parent first (and so on up, `depth` counting the steps), so that threads hold it; one that cannot be
+ * fetched leaves the reply stored without it. Returns the status (new or known).
+ */
+export async function createRemoteStatus(
+  fed: Federation,
+  author: AccountRow,
+  object: Json,
+  fetched = false,
+  depth = 0,
+): Promise<StatusRow | undefined> {
+  const uri = idOf(object)
+  if (!uri || !sameHost(uri, author.uri!)) return undefined
+  const known: StatusRow | undefined = await fed.db('statuses').where({ uri }).first()
+  if (known) return known
+  const parentUri = idOf(object.inReplyTo)
+  let parent = await statusByUri(fed, fed.db, parentUri)
+  const locals = await localAccountsNamed(fed, object)
+  const followed = await fed
+    .db('follows')
+    .join('accounts', 'accounts.id', 'follows.account_id')
+    .whereNull('accounts.domain')
+    .where('follows.target_account_id', author.id)
+    .first('follows.id')
+  if (!fetched && !followed && !locals.length && !(parent && !parent.uri)) {
+    fed.logger.debug({ uri }, 'status not related to local activity: ignored')
+    return undefined
+  }
+  if (!parent && parentUri && parentUri !== uri && depth < MAX_ANCESTORS_FETCHED)
+    parent = await fetchStatus(fed, parentUri, depth + 1)
+  const mentioned = [
+    ...locals.filter((a) => mentionsOf(object).has(a.username.toLowerCase())),
+    ...(await remoteAccountsMentioned(fed, object)),
+  ]
+  const visibility = visibilityOf(object, author)
+  // Direct messages mention their recipients: those addressed without a Mention tag count too (Mastodon's
+  // `process_audience`).
+  if (visibility === 'direct') for (const a of locals) if (!mentioned.includes(a)) mentioned.push(a)
+  const { html, language } = contentOf(object)
+  const media = attachmentsOf(object)
+  return fed.db.transaction(async (trx) => {
+    // One Create of a URI at a time (a replay racing the original, or a boost's fetch): the second finds the first.
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [uri])
+    const raced: StatusRow | undefined = await trx('statuses').where({ uri }).first()
+    if (raced) return raced
+    // Its Delete was handled first (the inbox queue runs an actor's activities concurrently): nothing to store.
+    if (await trx('inbox_tombstones').where({ account_id: author.id, uri }).first('uri')) return undefined
+    const insert = trx('statuses')
+    if (!parent) insert.with('c', trx.raw('insert into conversations default values returning id'))
+    const published = publishedOf(object)
+    const [row]: StatusRow[] = await insert
+      .insert({
+        // A snowflake of its publication time, as Mastodon's `Snowflake.id_at`: listings order by id, so a post
+        // that arrives late still takes its place by date.
+        id: trx.raw(
+          "(floor(extract(epoch FROM ?::timestamptz) * 1000)::bigint << 16) | (nextval('snowflake_seq') % 65536)",
+          [published.toISOString()],
+        ),
+        account_id: author.id,
+        uri,
+        url: urlOf(object),
+        conversation_id: parent ? parent.conversation_id : trx.raw('(select id from c)'),
+        text: html,
+        spoiler_text: typeof object.summary === 'string' ? htmlText(object.summary).slice(0, 1000) : '',
+        sensitive: object.sensitive === true || (typeof object.summary === 'string' && !!object.summary),
+        visibility,
+        language,
+        in_reply_to_id: parent?.id ?? null,
+        in_reply_to_account_id: parent?.account_id ?? null,
+        created_at: published,
+      })
+      .returning('*')
+    if (media.length) {
+      const rows = await trx('media_attachments')
+        .insert(media.map((m) => ({ ...m, account_id: author.id, status_id: row!.id, file: '' })))
+        .returning('id')
+      if (rows.length > 1)
+        await trx('statuses')
+          .where({ id: row!.id })
+          .update({ ordered_media_attachment_ids: rows.map((r: { id: string }) => r.id) })
+    }
+    await storeRemoteMentionsAndTags(trx, row!.id, object, mentioned, true)
+    await countStatus(trx, author.id, visibility, 1)
+    await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
+    return row!
+  })
+}
+
+/** The usernames (lower case) the Mention tags name, for a match against addressed local accounts. */
+function mentionsOf(object: Json): Set<string> {
+  const names = new Set<string>()
+  for (const t of list(object.tag)) {
+    const tag = t as Json
+    if (!tag || typeof tag !== 'object' || tag.type !== 'Mention') continue
+    const href = idOf(tag.href)
+    const m = href ? /\/(?:users\/|@)([A-Za-z0-9_]+)$/.exec(href) : null
+    if (m) names.add(m[1]!.toLowerCase())
+  }
+  return names
+}
+
+async function storeRemoteMentionsAndTags(
+  trx: Knex,
+  statusId: string,
+  object: Json,
+  mentioned: AccountRow[],
+  fresh: boolean,
+) {
+  if (!fresh) await trx('mentions').where({ status_id: statusId }).delete()
+  const unique = [...new Map(mentioned.map((a) => [a.id, a])).values()]
+  if (unique.length)
+    await trx('mentions').insert(unique.map((a) => ({ status_id: statusId, account_id: a.id })))
+  // storeTags reads `#name`s from text: the Hashtag tags are given to it as such.
+  await storeTags(
+    trx,
+    statusId,
+    hashtagsOf(object)
+      .map((n) => `#${n}`)
+      .join(' '),
+    fresh,
+  )
+}
+
+/**
+ * Mastodon's ActivityPub::Activity::Update of a Note: the known status of the signer is edited as a local edit is
+ * (the first edit keeps the original version, each edit a new one, `status.updated` recorded); an Update that
+ * changes nothing changes nothing.
+ */
+export async function updateRemoteStatus(fed: Federation, author: AccountRow, object: Json) {
+  const uri = idOf(object)
+  if (!uri || !sameHost(uri, author.uri!)) return
+  const status: StatusRow | undefined = await fed.db('statuses').where({ uri, account_id: author.id }).first()
+  if (!status) return
+  const { html, language } = contentOf(object)
+  const next = {
+    text: html,
+    spoiler_text: typeof object.summary === 'string' ? htmlText(object.summary).slice(0, 1000) : '',
+    sensitive: object.sensitive === true || (typeof object.summary === 'string' && !!object.summary),
+    language: language ?? status.language,
+  }
+  if (
+    next.text === status.text &&
+    next.spoiler_text === status.spoiler_text &&
+    next.sensitive === status.sensitive &&
+    next.language === status.language
+  )
+    return
+  const locals = await localAccountsNamed(fed, object)
+  const mentioned = [
+    ...locals.filter((a) => mentionsOf(object).has(a.username.toLowerCase())),
+    ...(await remoteAccountsMentioned(fed, object)),
+  ]
+  await fed.db.transaction(async (trx) => {
+    const media = await trx('media_attachments').where({ status_id: status.id }).orderBy('id')
+    if (!(await trx('status_edits').where({ status_id: status.id }).first('id')))
+      await snapshot(trx, status, media, null, author.id, status.created_at)
+    const updatedAt = typeof object.updated === 'string' ? new Date(object.updated) : new Date()
+    const [updated]: StatusRow[] = await trx('statuses')
+      .where({ id: status.id })
+      .update({ ...next, edited_at: Number.isNaN(updatedAt.getTime()) ? trx.fn.now() : updatedAt })
+      .returning('*')
+    const editId = await snapshot(trx, updated!, media, null, author.id, updated!.edited_at!)
+    await storeRemoteMentionsAndTags(trx, status.id, object, mentioned, false)
+    await outbox.add(trx, { event: 'status.updated', statusId: status.id, accountId: author.id, editId })
+  })
+}
+
+/**
+ * Mastodon's Delete of a status or a boost (by its URI, or a Tombstone): only the signer's own. A Delete that
+ * finds nothing leaves a mark (`inbox_tombstones`, kept a day as the inbox's Undo marks), so that its Create,
+ * handled after it, stores nothing (Mastodon's `delete_arrived_first?`).
+ */
+export async function deleteRemoteStatus(fed: Federation, author: AccountRow, uri: string | undefined) {
+  if (!uri) return
+  await fed.db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [uri])
+    const status: StatusRow | undefined = await trx('statuses')
+      .where({ uri, account_id: author.id })
+      .forUpdate()
+      .first()
+    if (status) return deleteStatus(trx, status)
+    if (sameHost(uri, author.uri!))
+      await trx('inbox_tombstones')
+        .insert({ account_id: author.id, uri })
+        .onConflict(['account_id', 'uri'])
+        .ignore()
+  })
+}
+
+/**
+ * A status by URI: known, or fetched once (a signed GET) and stored when its author's server says so. The fetched
+ * document must be on the host of its URI, and its author on the same host.
+ */
+export async function fetchStatus(fed: Federation, uri: string, depth = 0): Promise<StatusRow | undefined> {
+  const known = await statusByUri(fed, fed.db, uri)
+  if (known || uri.startsWith(`${fed.urls.base}/`)) return known
+  const object = await fetchDocument(fed, uri)
+  if (!object || idOf(object) !== uri) return undefined
+  return storeFetchedStatus(fed, object, depth)
+}
+
+/**
+ * The status a URL names, as Mastodon's ResolveURLService for a status: known by its `uri` or its `url` (the
+ * page of it), or fetched. A page's URL answers the Note whose `id` differs: that id, on the same host, is then
+ * fetched in turn, so that what is stored always comes from its own URI.
+ */
+export async function resolveStatusUrl(fed: Federation, url: string): Promise<StatusRow | undefined> {
+  const known =
+    (await statusByUri(fed, fed.db, url)) ??
+    (await fed.db('statuses').where({ url }).whereNotNull('uri').first())
+  if (known || url.startsWith(`${fed.urls.base}/`) || !fed.enabled) return known
+  const object = await fetchDocument(fed, url)
+  const id = idOf(object)
+  if (!object || !id || !sameHost(id, url)) return undefined
+  return id === url ? storeFetchedStatus(fed, object, 0) : fetchStatus(fed, id)
+}
+
+/** A Note-like document fetched (signed) from a server not suspended here; undefined when it cannot be had. */
+async function fetchDocument(fed: Federation, url: string): Promise<Json | undefined> {
+  if (await isUrlBlocked(fed.db, url)) return undefined
+  try {
+    const object = await fed.fetchJson(url)
+    return isNoteLike(object) ? object : undefined
+  } catch (err) {
+    fed.logger.info({ err, url }, 'status could not be fetched')
+    return undefined
+  }
+}
+
+/** Stores a fetched Note whose author is on the host of its id (the author fetched too when unknown). */
+async function storeFetchedStatus(fed: Federation, object: Json, depth: number) {
+  const id = idOf(object)
+  const authorUri = idOf(list(object.attributedTo)[0])
+  if (!id || !authorUri || !sameHost(authorUri, id)) return undefined
+  const author =
+    (await findByUri(fed.db, authorUri)) ?? (await resolveActor(fed, authorUri).catch(() => undefined))
+  if (!author) return undefined
+  return createRemoteStatus(fed, author, object, true, depth)
+}
+
+/**
+ * Mastodon's ActivityPub::Activity::Announce: a boost by the signer of a known status, or of one fetched once;
+ * only public and unlisted statuses are boosted (a private one is refused, as Mastodon's `announceable?`). The
+ * boost keeps the Announce's id as its `uri`.
+ */
+export async function announce(fed: Federation, booster: AccountRow, activity: Json) {
+  const uri = idOf(activity.id)
+  const objectUri = idOf(activity.object)
+  if (!uri || !objectUri || !sameHost(uri, booster.uri!)) return
+  if (await fed.db('statuses').where({ uri }).first('id')) return
+  const embedded =
+    activity.object && typeof activity.object === 'object' ? (activity.object as Json) : undefined
+  // An embedded object is trusted only from its own author; otherwise it is fetched from its server.
+  const original =
+    embedded && isNoteLike(embedded) && idOf(list(embedded.attributedTo)[0]) === booster.uri
+      ? await createRemoteStatus(fed, booster, embedded, true)
+      : await fetchStatus(fed, objectUri)
+  if (!original || original.reblog_of_id) return
+  if (original.visibility !== 'public' && original.visibility !== 'unlisted') {
+    fed.logger.info({ uri, objectUri }, 'Announce of a status that is not public: refused')
+    return
+  }
+  const visibility = visibilityOf(activity, booster)
+  await fed.db.transaction(async (trx) => {
+    const row = await reblog(trx, booster, original, visibility === 'direct' ? 'private' : visibility)
+    if (!row.uri) await trx('statuses').where({ id: row.id }).update({ uri })
+  })
+}
+
+/** Mastodon's ActivityPub::Activity::Like of a local status: a favourite. */
+export async function like(fed: Federation, account: AccountRow, activity: Json) {
+  const status = await statusByUri(fed, fed.db, idOf(activity.object))
+  if (!status || status.uri || status.reblog_of_id) return
+  await fed.db.transaction((trx) => favourite(trx, account.id, status))
+}
+
+/** Undo of an Announce (the boost, by the Announce's id) or of a Like (the favourite of its object). */
+export async function undoStatusActivity(fed: Federation, account: AccountRow, object: unknown) {
+  const type = object && typeof object === 'object' ? (object as Json).type : undefined
+  const uri = idOf(object)
+  if (type === 'Like') {
+    const status = await statusByUri(fed, fed.db, idOf((object as Json).object))
+    if (status) await fed.db.transaction((trx) => unfavourite(trx, account.id, status))
+    return
+  }
+  if (type !== 'Announce' && type !== undefined) return
+  if (!uri) return
+  await fed.db.transaction(async (trx) => {
+    const boost: StatusRow | undefined = await trx('statuses')
+      .where({ uri, account_id: account.id })
+      .whereNotNull('reblog_of_id')
+      .forUpdate()
+      .first()
+    if (boost) await deleteStatus(trx, boost)
+  })
+}
+
+/**
+ * Mastodon's ActivityPub::Activity::Flag: a report by the signer (usually the other server's instance actor) of
+ * the local accounts it names, with the named statuses of each; it reaches the moderators as a local report does.
+ */
+export async function flag(fed: Federation, reporter: AccountRow, activity: Json) {
+  const uris = list(activity.object).flatMap((o) => idOf(o) ?? [])
+  const base = fed.urls.base
+  const targets = new Map<string, string[]>()
+  const statuses: StatusRow[] = []
+  for (const uri of uris) {
+    const m = uri.startsWith(`${base}/`)
+      ? /^\/(?:users\/|@)([A-Za-z0-9_]+)$/.exec(uri.slice(base.length))
+      : null
+    if (m) {
+      const account = await fed
+        .db('accounts')
+        .whereNull('domain')
+        .whereRaw('lower(username) = ?', [m[1]!.toLowerCase()])
+        .first('id')
+      if (account && !targets.has(account.id)) targets.set(account.id, [])
+      continue
+    }
+    const status = await statusByUri(fed, fed.db, uri)
+    if (status && !status.uri) statuses.push(status)
+  }
+  for (const s of statuses) {
+    if (!targets.has(s.account_id)) targets.set(s.account_id, [])
+    targets.get(s.account_id)!.push(s.id)
+  }
+  const comment = typeof activity.content === 'string' ? htmlText(activity.content).slice(0, 1000) : ''
+  for (const [targetId, statusIds] of targets)
+    await fed.db.transaction((trx) => createReport(trx, reporter.id, targetId, { statusIds, comment }))
+}

@@ -1,0 +1,266 @@
+import type { Knex } from '@roost/db'
+import type { AccountRow } from '../entities/account'
+import type { Federation } from './client'
+import { FetchError } from './client'
+import { domainBlockFor, isDomainBlocked, isUrlBlocked } from './domain-blocks'
+
+/**
+ * Remote accounts (docs/federation.md, "Remote accounts"): actors of other servers, stored in the `accounts`
+ * table with their `domain`, as Mastodon's ActivityPub::ProcessAccountService stores them. Found by WebFinger
+ * (`user@host`) or by their ActivityPub id, fetched through the outbound client, refreshed when a day old.
+ */
+
+const ACTOR_TYPES = new Set(['Person', 'Service', 'Group', 'Application', 'Organization'])
+/** A remote profile is fetched again when older than this (Mastodon's `possibly_stale?`). */
+export const STALE_AFTER_MS = 24 * 3600_000
+/** Remote usernames: anything a `user@host` address can carry (Mastodon's remote USERNAME_RE is looser still). */
+const REMOTE_USERNAME = /^[\p{L}\p{N}_.-]{1,2048}$/u
+const MAX_TEXT = 100_000
+
+/** Why a remote actor or address was refused; the message is for logs and 4xx answers. */
+export class RemoteAccountError extends Error {}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+/** A property that is a URL string, or an object (Link) with an `id`/`href`; only http(s). */
+function uriOf(v: unknown): string | undefined {
+  const s =
+    typeof v === 'string' ? v : v && typeof v === 'object' ? str((v as { id?: unknown }).id) : undefined
+  if (!s) return undefined
+  try {
+    const u = new URL(s)
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : undefined
+  } catch {
+    return undefined
+  }
+}
+const first = (v: unknown) => (Array.isArray(v) ? v[0] : v)
+const imageUrl = (v: unknown) => {
+  const image = first(v)
+  if (typeof image === 'string') return uriOf(image)
+  if (image && typeof image === 'object') return uriOf(first((image as { url?: unknown }).url))
+  return undefined
+}
+
+/** `host[:port]` of a URL, lower-cased: the `domain` of the accounts it holds. */
+export const domainOf = (uri: string) => new URL(uri).host.toLowerCase()
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
+/**
+ * HTML from another server as the plain text Roost stores (local notes and fields are plain text, turned into
+ * HTML when shown): paragraphs and line breaks kept, every tag dropped, entities decoded. Nothing the peer wrote
+ * reaches clients as markup.
+ */
+export function htmlToText(html: string): string {
+  return html
+    .slice(0, MAX_TEXT)
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/p>\s*<p[^>]*>/gi, '\n\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] === '#') {
+        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ''
+      }
+      return ENTITIES[e.toLowerCase()] ?? m
+    })
+    .trim()
+}
+
+/** The columns of an actor document, checked as Mastodon checks it; throws RemoteAccountError. */
+export function parseActor(json: Record<string, unknown>) {
+  const uri = uriOf(json.id)
+  if (!uri) throw new RemoteAccountError('The actor has no id')
+  if (typeof json.type !== 'string' || !ACTOR_TYPES.has(json.type))
+    throw new RemoteAccountError(`${uri} is not an actor`)
+  const username = str(json.preferredUsername)
+  // An instance actor is named after its domain, which may carry a port (Mastodon's and Roost's `/actor`).
+  if (!username || !(REMOTE_USERNAME.test(username) || username.toLowerCase() === domainOf(uri)))
+    throw new RemoteAccountError(`${uri} has no usable preferredUsername`)
+  const inbox = uriOf(json.inbox)
+  if (!inbox) throw new RemoteAccountError(`${uri} has no inbox`)
+  const key = first(json.publicKey) as Record<string, unknown> | undefined
+  const publicKey = key && typeof key === 'object' ? str(key.publicKeyPem) : undefined
+  const publicKeyId = key && typeof key === 'object' ? uriOf(key.id) : undefined
+  if (key && typeof key === 'object' && key.owner !== undefined && uriOf(key.owner) !== uri)
+    throw new RemoteAccountError(`The key of ${uri} belongs to another actor`)
+  const sameHost = (u: string | undefined) => (u && domainOf(u) === domainOf(uri) ? u : undefined)
+  const endpoints = json.endpoints as Record<string, unknown> | undefined
+  const fields = (Array.isArray(json.attachment) ? json.attachment : [])
+    .filter(
+      (a): a is { name: string; value: string } =>
+        !!a && a.type === 'PropertyValue' && typeof a.name === 'string' && typeof a.value === 'string',
+    )
+    .slice(0, 16)
+    .map((a) => ({ name: htmlToText(a.name).slice(0, 255), value: htmlToText(a.value), verified_at: null }))
+  const published = str(json.published) ? new Date(str(json.published)!) : undefined
+  return {
+    uri,
+    domain: domainOf(uri),
+    username,
+    display_name: (str(json.name) ?? '').slice(0, 1000),
+    note: htmlToText(str(json.summary) ?? ''),
+    url: uriOf(first(json.url)) ?? uri,
+    inbox_url: sameHost(inbox) ?? inbox,
+    shared_inbox_url:
+      endpoints && typeof endpoints === 'object' ? (uriOf(endpoints.sharedInbox) ?? null) : null,
+    outbox_url: uriOf(json.outbox) ?? null,
+    followers_url: uriOf(json.followers) ?? null,
+    following_url: uriOf(json.following) ?? null,
+    featured_url: uriOf(json.featured) ?? null,
+    actor_type: json.type,
+    bot: json.type === 'Service' || json.type === 'Application',
+    locked: json.manuallyApprovesFollowers === true,
+    discoverable: json.discoverable === true,
+    indexable: json.indexable === true,
+    public_key: publicKey ?? null,
+    public_key_id: publicKey ? (publicKeyId ?? `${uri}#main-key`) : null,
+    avatar_remote_url: imageUrl(json.icon) ?? null,
+    header_remote_url: imageUrl(json.image) ?? null,
+    fields: JSON.stringify(fields),
+    ...(published && !Number.isNaN(published.getTime()) ? { created_at: published } : {}),
+  }
+}
+
+/**
+ * Stores an actor (a new account, or the same `uri`'s row updated) and returns the row. The actor's id must be on
+ * the host it was fetched from (`fetchedFrom`), so no server can speak for another's accounts.
+ */
+export async function storeActor(
+  db: Knex,
+  json: Record<string, unknown>,
+  fetchedFrom?: string,
+): Promise<AccountRow> {
+  const actor = parseActor(json)
+  if (fetchedFrom && domainOf(fetchedFrom) !== actor.domain)
+    throw new RemoteAccountError(`${fetchedFrom} served an actor of another host (${actor.uri})`)
+  // An admin domain block (docs/federation.md, "Domain blocks"): with reject_media the host's images are not
+  // linked (clients would fetch them), and a new account of a silenced host is silenced from the start.
+  const block = await domainBlockFor(db, actor.domain)
+  if (block?.reject_media || block?.severity === 'suspend')
+    Object.assign(actor, { avatar_remote_url: null, header_remote_url: null })
+  const columns = { ...actor, fetched_at: db.fn.now(), updated_at: db.fn.now() }
+  const update = async () => {
+    const { created_at: _created, ...changes } = columns
+    const [row] = await db('accounts').where({ uri: actor.uri }).update(changes).returning('*')
+    return row as AccountRow | undefined
+  }
+  const updated = await update()
+  if (updated) return updated
+  try {
+    const silenced = block?.severity === 'silence' ? { silenced_at: block.created_at } : {}
+    const [row] = await db('accounts')
+      .insert({ ...columns, ...silenced })
+      .returning('*')
+    return row as AccountRow
+  } catch (err) {
+    // Another request stored it first (the unique uri index): update that row instead.
+    if ((err as { code?: string }).code === '23505') {
+      const row = await update()
+      if (row) return row
+    }
+    throw err
+  }
+}
+
+/** The stored remote account with this ActivityPub id, if any. */
+export const findByUri = (db: Knex, uri: string): Promise<AccountRow | undefined> =>
+  db('accounts').where({ uri }).whereNotNull('domain').first()
+
+/**
+ * The account of an ActivityPub id: stored, or fetched and stored (again when `refresh`, or when a day old).
+ * A fetch that fails leaves a stored account as it was.
+ */
+export async function resolveActor(
+  fed: Federation,
+  uri: string,
+  options: { refresh?: boolean } = {},
+): Promise<AccountRow> {
+  const known = await findByUri(fed.db, uri)
+  const stale = !known?.fetched_at || Date.now() - new Date(known.fetched_at).getTime() > STALE_AFTER_MS
+  if (known && !options.refresh && !stale) return known
+  try {
+    return await fetchActor(fed, uri)
+  } catch (err) {
+    if (known && !options.refresh) return known
+    throw err
+  }
+}
+
+async function fetchActor(fed: Federation, uri: string): Promise<AccountRow> {
+  checkScheme(fed, uri)
+  if (await isUrlBlocked(fed.db, uri)) throw new RemoteAccountError(`${new URL(uri).host} is suspended`)
+  let json = await fed.fetchJson(uri)
+  // A key id (`…#main-key`, or a separate Key document) leads to its owner.
+  if (!ACTOR_TYPES.has(String(json.type)) && uriOf(json.owner)) {
+    const owner = uriOf(json.owner)!
+    if (domainOf(owner) !== domainOf(uri))
+      throw new RemoteAccountError(`${uri} names an owner on another host`)
+    json = await fed.fetchJson(owner)
+  }
+  return storeActor(fed.db, json, uri)
+}
+
+function checkScheme(fed: Federation, uri: string) {
+  const u = new URL(uri)
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && fed.allowHttp))
+    throw new RemoteAccountError(`${u.protocol} actors are not allowed`)
+}
+
+/** `user@host` (a leading `@` and `acct:` allowed), split; undefined when it is not such an address. */
+export function parseAcct(acct: string): { username: string; domain: string } | undefined {
+  const m = /^(?:acct:)?@?([^@\s/]+)@([a-z0-9.-]+(?::\d{1,5})?)$/i.exec(acct.trim())
+  if (!m || !REMOTE_USERNAME.test(m[1]!)) return undefined
+  return { username: m[1]!, domain: m[2]!.toLowerCase() }
+}
+
+/** The stored account of `user@domain` (any case), if any. */
+export const findByAcct = (db: Knex, username: string, domain: string): Promise<AccountRow | undefined> =>
+  db('accounts')
+    .whereRaw('lower(username) = lower(?) AND lower(domain) = lower(?)', [username, domain])
+    .first()
+
+/**
+ * Mastodon's ResolveAccountService: `user@domain` by WebFinger (`/.well-known/webfinger?resource=acct:…` on the
+ * domain, over https; http with FEDERATION_ALLOW_HTTP), then its `self` actor, stored under the domain the
+ * WebFinger subject names. A stored account younger than a day is answered without asking.
+ */
+export async function resolveAcct(fed: Federation, username: string, domain: string): Promise<AccountRow> {
+  const known = await findByAcct(fed.db, username, domain)
+  if (known?.fetched_at && Date.now() - new Date(known.fetched_at).getTime() < STALE_AFTER_MS) return known
+  if (await isDomainBlocked(fed.db, domain)) throw new RemoteAccountError(`${domain} is suspended`)
+  try {
+    const scheme = fed.allowHttp ? 'http' : 'https'
+    const jrd = await fed.fetchPlainJson(
+      `${scheme}://${domain}/.well-known/webfinger?resource=${encodeURIComponent(`acct:${username}@${domain}`)}`,
+    )
+    const links = Array.isArray(jrd.links) ? (jrd.links as Record<string, unknown>[]) : []
+    const self = links.find(
+      (l) =>
+        l &&
+        l.rel === 'self' &&
+        typeof l.type === 'string' &&
+        (l.type.startsWith('application/activity+json') || l.type.startsWith('application/ld+json')),
+    )
+    const href = self ? uriOf(self.href) : undefined
+    if (!href) throw new RemoteAccountError(`${username}@${domain} has no ActivityPub actor`)
+    const subject = parseAcct(str(jrd.subject) ?? '')
+    const account = await fetchActor(fed, href)
+    const acctDomain = subject?.domain ?? domain
+    if (account.domain !== acctDomain) {
+      // The address's domain differs from the actor's host (Mastodon's LOCAL_DOMAIN/WEB_DOMAIN split).
+      const [row] = await fed
+        .db('accounts')
+        .where({ id: account.id })
+        .update({ domain: acctDomain })
+        .returning('*')
+      return row as AccountRow
+    }
+    return account
+  } catch (err) {
+    if (known) return known
+    throw err
+  }
+}
+
+export { FetchError }

@@ -1,0 +1,40 @@
+import type { Knex } from '@roost/db'
+import { isUnavailable } from '@roost/service'
+
+/** How long a delivery the push service accepted waits for Postgres to record it before giving up. */
+const ACKNOWLEDGE_PATIENCE_MS = 10 * 60 * 1000
+const ACKNOWLEDGE_RETRY_MS = 1000
+
+/**
+ * The push service's acknowledgements (docs/security.md, "Push delivery: nothing lost, nothing twice"): a
+ * delivery (`<notification>-<subscription>`) is recorded once the push service has accepted it, before its job
+ * completes, and a delivery already recorded is not sent again, whether its job was retried after a crash,
+ * queued again by a replayed fan-out, or published again after Redis lost its data.
+ */
+export async function wasAcknowledged(db: Knex, deliveryId: string): Promise<boolean> {
+  return Boolean(await db('acknowledged_pushes').where({ delivery_id: deliveryId }).first('delivery_id'))
+}
+
+/**
+ * Records a delivery the push service has accepted. A push is out by then, so a Postgres outage at this moment is
+ * waited out here rather than failing the job, whose retry would send the push again.
+ */
+export async function acknowledge(db: Knex, deliveryId: string): Promise<void> {
+  const deadline = Date.now() + ACKNOWLEDGE_PATIENCE_MS
+  for (;;) {
+    try {
+      await db('acknowledged_pushes').insert({ delivery_id: deliveryId }).onConflict('delivery_id').ignore()
+      return
+    } catch (err) {
+      if (!isUnavailable(err) || Date.now() > deadline) throw err
+      await new Promise((resolve) => setTimeout(resolve, ACKNOWLEDGE_RETRY_MS))
+    }
+  }
+}
+
+/** Forgets acknowledgements older than a push is worth sending: such a notification is never pushed again. */
+export async function forgetAcknowledgements(db: Knex, olderThanMs: number): Promise<number> {
+  return db('acknowledged_pushes')
+    .where('acknowledged_at', '<', new Date(Date.now() - olderThanMs))
+    .delete()
+}

@@ -1,0 +1,147 @@
+import sharp from 'sharp'
+import { bearer, startStack } from '../stack'
+import type { Stack } from '../stack'
+import { signUp } from '../accounts/social/helpers'
+import type { TestUser } from '../accounts/social/helpers'
+import { startMiniPeer } from './mini-peer'
+import type { MiniPeer, PeerActor } from './mini-peer'
+
+/**
+ * Remote media (docs/federation.md, "Remote media"): the accounts worker copies the images of a remote status to
+ * this server, with preview, sizes and blurhash, and serves its copy with the original as `remote_url`; a file too
+ * large, not an image, or from a host under `reject_media` stays linked (the last is not even fetched).
+ */
+const MAX_BYTES = 100_000
+let stack: Stack
+let peer: MiniPeer
+let alice: TestUser
+let mallory: PeerActor
+let admin: string
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
+
+beforeAll(async () => {
+  stack = await startStack({
+    env: { FEDERATION_ALLOW_HTTP: 'true', REMOTE_MEDIA_MAX_BYTES: String(MAX_BYTES) },
+  })
+  peer = await startMiniPeer()
+  mallory = peer.actor('mallory')
+  alice = await signUp(stack, { username: 'alice' })
+  const boss = await stack.createUser({ username: 'boss', role: 'admin' })
+  admin = await stack.userToken('read write admin:read admin:write', boss)
+}, 120_000)
+afterAll(async () => {
+  await stack?.stop()
+  await peer?.stop()
+})
+
+let n = 0
+/** mallory's public Note mentioning alice with `attachment`, posted to the inbox and handled; its status here. */
+async function receive(attachment: Record<string, unknown>[]) {
+  const uri = `${mallory.uri}/statuses/${++n}`
+  const aliceUri = `${stack.url}/users/alice`
+  const object = {
+    id: uri,
+    type: 'Note',
+    attributedTo: mallory.uri,
+    to: [PUBLIC],
+    cc: [aliceUri],
+    content: '<p>@alice look</p>',
+    published: new Date().toISOString(),
+    tag: [{ type: 'Mention', href: aliceUri, name: '@alice' }],
+    attachment,
+  }
+  const create = {
+    id: `${uri}/activity`,
+    type: 'Create',
+    actor: mallory.uri,
+    to: object.to,
+    cc: object.cc,
+    object,
+  }
+  expect((await peer.post(`${stack.url}/inbox`, mallory, create)).status).toBe(202)
+  await stack.drain(120_000)
+  const row = await stack.accounts.ctx.db('statuses').where({ uri }).first()
+  expect(row).toBeDefined()
+  return (await alice.get(`/api/v1/statuses/${row.id}`).expect(200)).body as {
+    media_attachments: Record<string, unknown>[]
+  }
+}
+
+const png = (width: number, height: number, noise = false) =>
+  (noise
+    ? sharp(Buffer.from(Array.from({ length: width * height * 3 }, () => Math.floor(Math.random() * 256))), {
+        raw: { width, height, channels: 3 },
+      })
+    : sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+  )
+    .png()
+    .toBuffer()
+
+const download = async (url: string) => {
+  const res = await fetch(url)
+  expect(res.status).toBe(200)
+  return Buffer.from(await res.arrayBuffer())
+}
+
+it('copies an image: our URL serves the same bytes, with a preview, sizes and a blurhash; remote_url is the original', async () => {
+  const image = await png(1280, 720)
+  const remote = peer.file('picture.png', 'image/png', image)
+  const status = await receive([
+    { type: 'Document', mediaType: 'image/png', url: remote, name: 'a red square' },
+  ])
+  const [media] = status.media_attachments
+  expect(media).toMatchObject({
+    type: 'image',
+    remote_url: remote,
+    description: 'a red square',
+    meta: { original: { width: 1280, height: 720 }, small: { width: 640, height: 360 } },
+  })
+  expect(media!.url).toMatch(new RegExp(`^${stack.url}/media/[0-9a-f]{32}\\.png$`))
+  expect(media!.preview_url).toMatch(new RegExp(`^${stack.url}/media/[0-9a-f]{32}-small\\.png$`))
+  expect(typeof media!.blurhash).toBe('string')
+  expect((await download(media!.url as string)).equals(image)).toBe(true)
+  expect((await sharp(await download(media!.preview_url as string)).metadata()).width).toBe(640)
+  expect(peer.fileRequests.filter((p) => p === '/files/picture.png')).toHaveLength(1)
+})
+
+it("keeps the sender's blurhash when it sent one", async () => {
+  const remote = peer.file('hashed.png', 'image/png', await png(40, 30))
+  const blurhash = 'LEHV6nWB2yk8pyo0adR*.7kCMdnj'
+  const status = await receive([{ type: 'Document', mediaType: 'image/png', url: remote, blurhash }])
+  expect(status.media_attachments[0]).toMatchObject({ blurhash, remote_url: remote })
+  expect(status.media_attachments[0]!.url).not.toBe(remote)
+})
+
+it('leaves linked a file over REMOTE_MEDIA_MAX_BYTES, one that is not an image, and one the server fails to give', async () => {
+  const large = await png(400, 400, true)
+  expect(large.length).toBeGreaterThan(MAX_BYTES)
+  const big = peer.file('big.png', 'image/png', large)
+  const text = peer.file('not-an-image.png', 'image/png', Buffer.from('just text, whatever the header says'))
+  const missing = `${peer.base}/files/gone.png`
+  const status = await receive([
+    { type: 'Document', mediaType: 'image/png', url: big },
+    { type: 'Document', mediaType: 'image/png', url: text },
+    { type: 'Document', mediaType: 'image/png', url: missing },
+  ])
+  expect(status.media_attachments.map((m) => [m.url, m.preview_url, m.remote_url])).toEqual([
+    [big, big, big],
+    [text, text, text],
+    [missing, missing, missing],
+  ])
+  // Each was asked for.
+  for (const p of ['/files/big.png', '/files/not-an-image.png', '/files/gone.png'])
+    expect(peer.fileRequests).toContain(p)
+})
+
+it('does not fetch the images of a host under reject_media: they stay linked', async () => {
+  await stack
+    .api()
+    .post('/api/v1/admin/domain_blocks')
+    .set(bearer(admin))
+    .send({ domain: '127.0.0.1', severity: 'noop', reject_media: true })
+    .expect(200)
+  const remote = peer.file('rejected.png', 'image/png', await png(64, 64))
+  const status = await receive([{ type: 'Document', mediaType: 'image/png', url: remote }])
+  expect(status.media_attachments[0]).toMatchObject({ url: remote, remote_url: remote })
+  expect(peer.fileRequests).not.toContain('/files/rejected.png')
+})
