@@ -240,8 +240,11 @@ export type Stack = Awaited<ReturnType<typeof startStack>>
 /** The `Authorization` header of a bearer token, for supertest's `.set()` and fetch's `headers`. */
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })
 
-/** Polls `check` until it returns a truthy value (and returns it), or fails after the deadline: no fixed sleeps. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+/**
+ * Polls `check` until it returns a truthy value (and returns it), or fails after the deadline: no fixed sleeps. The
+ * deadline is generous because CI shares a loaded machine; a condition that holds returns as soon as it does.
+ */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()

@@ -27,7 +27,7 @@ afterAll(async () => {
 })
 
 /** Polls until `check` returns a value, or fails after the deadline (no fixed sleeps). */
-async function eventually<T>(check: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await check()

@@ -1,4 +1,5 @@
 import type { Stack } from '../../stack'
+export { eventually } from '../../stack'
 
 /** A signed-in test user: its account id, a token with `scope`, and request helpers through the gateway. */
 export async function signUp(stack: Stack, options: { scope?: string; username?: string } = {}) {
@@ -48,14 +49,3 @@ export const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 )
-
-/** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
