@@ -84,3 +84,65 @@ it('does nothing with a Follow that arrives after its Undo; a new Follow follows
   const aliceAccount = (await alice.get('/api/v1/accounts/verify_credentials').expect(200)).body
   expect(aliceAccount.followers_count).toBe(1)
 })
+
+describe('Like and Announce of a local post, and their Undos', () => {
+  let post: { id: string; uri: string }
+  beforeAll(async () => {
+    post = (
+      await alice
+        .post('/api/v1/statuses', { status: 'Liked and boosted, or not', visibility: 'public' })
+        .expect(200)
+    ).body
+  })
+  const interaction = (type: 'Like' | 'Announce') => ({
+    '@context': 'https://www.w3.org/ns/activitystreams',
+    id: `${mallory.uri}#${type.toLowerCase()}s/${++n}`,
+    type,
+    actor: mallory.uri,
+    object: post.uri,
+    ...(type === 'Announce'
+      ? { to: ['https://www.w3.org/ns/activitystreams#Public'], cc: [`${mallory.uri}/followers`] }
+      : {}),
+  })
+  const counts = async () => {
+    const status = (await alice.get(`/api/v1/statuses/${post.id}`).expect(200)).body
+    return { favourites: status.favourites_count, reblogs: status.reblogs_count }
+  }
+
+  it('ends with neither after each is sent back to back with its Undo, many times over', async () => {
+    for (let i = 0; i < 10; i++) {
+      const like = interaction('Like')
+      const announce = interaction('Announce')
+      const answers = await Promise.all([
+        peer.post(inbox(), mallory, like),
+        peer.post(inbox(), mallory, undo(like as never)),
+        peer.post(inbox(), mallory, announce),
+        peer.post(inbox(), mallory, undo(announce as never)),
+      ])
+      expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202])
+    }
+    await stack.drain(60_000)
+    expect(await counts()).toEqual({ favourites: 0, reblogs: 0 })
+  })
+
+  it('does nothing with a Like or an Announce that arrives after its Undo; new ones count', async () => {
+    const like = interaction('Like')
+    const announce = interaction('Announce')
+    for (const activity of [undo(like as never), undo(announce as never)])
+      expect((await peer.post(inbox(), mallory, activity)).status).toBe(202)
+    await stack.drain(60_000)
+    for (const activity of [like, announce])
+      expect((await peer.post(inbox(), mallory, activity)).status).toBe(202)
+    await stack.drain(60_000)
+    expect(await counts()).toEqual({ favourites: 0, reblogs: 0 })
+
+    for (const activity of [interaction('Like'), interaction('Announce')])
+      expect((await peer.post(inbox(), mallory, activity)).status).toBe(202)
+    await stack.drain(60_000)
+    expect(await counts()).toEqual({ favourites: 1, reblogs: 1 })
+    const notifications = (
+      await alice.get('/api/v1/notifications?types[]=favourite&types[]=reblog').expect(200)
+    ).body as { type: string; account: { acct: string } }[]
+    expect(notifications.map((x) => x.type).sort()).toEqual(['favourite', 'reblog'])
+  })
+})

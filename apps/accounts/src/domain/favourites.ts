@@ -19,7 +19,8 @@ export async function favourite(trx: Knex, accountId: string, status: StatusRow)
     })
 }
 
-export async function unfavourite(trx: Knex, accountId: string, status: StatusRow) {
+/** Removes a favourite; whether there was one. */
+export async function unfavourite(trx: Knex, accountId: string, status: StatusRow): Promise<boolean> {
   const [removed] = await trx('favourites')
     .where({ account_id: accountId, status_id: status.id })
     .delete()
@@ -32,4 +33,5 @@ export async function unfavourite(trx: Knex, accountId: string, status: StatusRo
       statusId: status.id,
       statusAccountId: status.account_id,
     })
+  return Boolean(removed)
 }

@@ -12,6 +12,7 @@ import { PUBLIC_COLLECTION } from './activity-json'
 import type { Federation } from './client'
 import { isUrlBlocked } from './domain-blocks'
 import { findByUri, resolveActor } from './remote-accounts'
+import { lockActor, markUndone, undone } from './tombstones'
 import { htmlText, sanitizeHtml } from './sanitize'
 
 /**
@@ -347,7 +348,7 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
 
 /**
  * Mastodon's Delete of a status or a boost (by its URI, or a Tombstone): only the signer's own. A Delete that
- * finds nothing leaves a mark (`inbox_tombstones`, kept a day as the inbox's Undo marks), so that its Create,
+ * finds nothing leaves a mark (tombstones.ts), so that its Create,
  * handled after it, stores nothing (Mastodon's `delete_arrived_first?`).
  */
 export async function deleteRemoteStatus(fed: Federation, author: AccountRow, uri: string | undefined) {
@@ -359,11 +360,7 @@ export async function deleteRemoteStatus(fed: Federation, author: AccountRow, ur
       .forUpdate()
       .first()
     if (status) return deleteStatus(trx, status)
-    if (sameHost(uri, author.uri!))
-      await trx('inbox_tombstones')
-        .insert({ account_id: author.id, uri })
-        .onConflict(['account_id', 'uri'])
-        .ignore()
+    if (sameHost(uri, author.uri!)) await markUndone(trx, author.id, uri)
   })
 }
 
@@ -442,36 +439,52 @@ export async function announce(fed: Federation, booster: AccountRow, activity: J
   }
   const visibility = visibilityOf(activity, booster)
   await fed.db.transaction(async (trx) => {
+    await lockActor(trx, booster.id)
+    if (await undone(trx, booster.id, uri)) return
     const row = await reblog(trx, booster, original, visibility === 'direct' ? 'private' : visibility)
     if (!row.uri) await trx('statuses').where({ id: row.id }).update({ uri })
   })
 }
 
-/** Mastodon's ActivityPub::Activity::Like of a local status: a favourite. */
+/** Mastodon's ActivityPub::Activity::Like of a local status: a favourite, unless its Undo came first. */
 export async function like(fed: Federation, account: AccountRow, activity: Json) {
   const status = await statusByUri(fed, fed.db, idOf(activity.object))
   if (!status || status.uri || status.reblog_of_id) return
-  await fed.db.transaction((trx) => favourite(trx, account.id, status))
+  const uri = idOf(activity.id)
+  await fed.db.transaction(async (trx) => {
+    await lockActor(trx, account.id)
+    if (uri && (await undone(trx, account.id, uri))) return
+    await favourite(trx, account.id, status)
+  })
 }
 
-/** Undo of an Announce (the boost, by the Announce's id) or of a Like (the favourite of its object). */
+/**
+ * Undo of an Announce (the boost, by the Announce's id) or of a Like (the favourite of its object). One that finds
+ * nothing to undo marks the activity's id, which may still be on its way (tombstones.ts).
+ */
 export async function undoStatusActivity(fed: Federation, account: AccountRow, object: unknown) {
   const type = object && typeof object === 'object' ? (object as Json).type : undefined
   const uri = idOf(object)
   if (type === 'Like') {
     const status = await statusByUri(fed, fed.db, idOf((object as Json).object))
-    if (status) await fed.db.transaction((trx) => unfavourite(trx, account.id, status))
+    await fed.db.transaction(async (trx) => {
+      await lockActor(trx, account.id)
+      const removed = status ? await unfavourite(trx, account.id, status) : false
+      if (!removed && uri) await markUndone(trx, account.id, uri)
+    })
     return
   }
   if (type !== 'Announce' && type !== undefined) return
   if (!uri) return
   await fed.db.transaction(async (trx) => {
+    await lockActor(trx, account.id)
     const boost: StatusRow | undefined = await trx('statuses')
       .where({ uri, account_id: account.id })
       .whereNotNull('reblog_of_id')
       .forUpdate()
       .first()
     if (boost) await deleteStatus(trx, boost)
+    else if (type === 'Announce') await markUndone(trx, account.id, uri)
   })
 }
 

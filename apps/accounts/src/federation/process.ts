@@ -25,6 +25,7 @@ import {
   updateRemoteStatus,
 } from './incoming'
 import { RemoteAccountError, storeActor } from './remote-accounts'
+import { lockActor, markUndone, undone } from './tombstones'
 
 /**
  * What an activity from another server does (docs/federation.md, "Inboxes"), run by the accounts worker on the
@@ -247,33 +248,6 @@ async function block(fed: Federation, signer: AccountRow, activity: Record<strin
 }
 
 /**
- * The inbox queue runs an actor's activities concurrently, so a Follow and the Undo sent right after it may be
- * processed in either order (docs/federation.md, "Inboxes"). The transactions that make or undo a follow or a
- * block take a lock per actor, so they run one after the other, and an Undo that finds nothing leaves a mark (for a
- * day) under the id it names, so that the Follow or Block processed after it does nothing (Mastodon's
- * `delete_later!`).
- */
-async function lockActor(trx: Knex, accountId: string) {
-  await trx.raw(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [`inbox-actor:${accountId}`])
-}
-
-const TOMBSTONE_DAYS = 1
-
-async function markUndone(trx: Knex, accountId: string, uri: string) {
-  await trx('inbox_tombstones')
-    .where('created_at', '<', trx.raw(`now() - interval '${TOMBSTONE_DAYS} day'`))
-    .delete()
-  await trx('inbox_tombstones')
-    .insert({ account_id: accountId, uri })
-    .onConflict(['account_id', 'uri'])
-    .ignore()
-}
-
-/** Whether an Undo came first for `uri`; the mark is used up (an id may be sent again later, as Misskey's are). */
-const undone = async (trx: Knex, accountId: string, uri: string) =>
-  (await trx('inbox_tombstones').where({ account_id: accountId, uri }).delete()) > 0
-
-/**
  * Mastodon's Create: a Note (Question, Article, Page) of the signer, embedded or fetched once by its URI
  * (incoming.ts); the object's `attributedTo` must be the signer.
  */
@@ -336,7 +310,7 @@ async function deleteActorBatch(trx: Knex, accountId: string): Promise<number> {
   const fromPeer = { fromPeer: true }
   let left = ACTOR_DELETION_BATCH
   /** Runs `each` on up to `left` rows of `query`; false once the batch is full. */
-  const step = async <T>(query: Knex.QueryBuilder, each: (row: T) => Promise<void>) => {
+  const step = async <T>(query: Knex.QueryBuilder, each: (row: T) => Promise<unknown>) => {
     const rows: T[] = await query.limit(left)
     for (const row of rows) await each(row)
     left -= rows.length
