@@ -133,6 +133,65 @@ it('leaves linked a file over REMOTE_MEDIA_MAX_BYTES, one that is not an image, 
     expect(peer.fileRequests).toContain(p)
 })
 
+it('an Update with a new list of attachments is an edit: kept ones keep their copy, a new one is copied, a dropped one stays in the history', async () => {
+  const first = peer.file('first.png', 'image/png', await png(640, 480))
+  const second = peer.file('second.png', 'image/png', await png(320, 240))
+  const third = peer.file('third.png', 'image/png', await png(320, 200))
+  const status = (await receive([
+    { type: 'Document', mediaType: 'image/png', url: first, name: 'one' },
+    { type: 'Document', mediaType: 'image/png', url: second, name: 'two' },
+  ])) as { id: string; media_attachments: { id: string; url: string; remote_url: string }[] }
+  const [keptBefore] = status.media_attachments
+  const uri = `${mallory.uri}/statuses/${n}`
+  const aliceUri = `${stack.url}/users/alice`
+  const object = {
+    id: uri,
+    type: 'Note',
+    attributedTo: mallory.uri,
+    to: [PUBLIC],
+    cc: [aliceUri],
+    content: '<p>@alice look</p>',
+    updated: new Date().toISOString(),
+    tag: [{ type: 'Mention', href: aliceUri, name: '@alice' }],
+    attachment: [
+      { type: 'Document', mediaType: 'image/png', url: third, name: 'three' },
+      { type: 'Document', mediaType: 'image/png', url: first, name: 'one, described again' },
+    ],
+  }
+  const update = { id: `${uri}#updates/1`, type: 'Update', actor: mallory.uri, to: object.to, object }
+  expect((await peer.post(`${stack.url}/inbox`, mallory, update)).status).toBe(202)
+  await stack.drain(120_000)
+
+  const edited = (await alice.get(`/api/v1/statuses/${status.id}`).expect(200)).body
+  expect(edited.edited_at).not.toBeNull()
+  expect(edited.media_attachments.map((m: { remote_url: string }) => m.remote_url)).toEqual([third, first])
+  expect(edited.media_attachments[1]).toMatchObject({
+    id: keptBefore!.id,
+    url: keptBefore!.url,
+    description: 'one, described again',
+  })
+  expect(edited.media_attachments[0].url).toMatch(new RegExp(`^${stack.url}/media/`))
+  const history = (await alice.get(`/api/v1/statuses/${status.id}/history`).expect(200)).body as {
+    media_attachments: { remote_url: string; description: string }[]
+  }[]
+  expect(history.map((v) => v.media_attachments.map((m) => [m.remote_url, m.description]))).toEqual([
+    [
+      [first, 'one'],
+      [second, 'two'],
+    ],
+    [
+      [third, 'three'],
+      [first, 'one, described again'],
+    ],
+  ])
+
+  // The same Update again (a new id, nothing new in it) changes nothing.
+  const again = { ...update, id: `${uri}#updates/2` }
+  expect((await peer.post(`${stack.url}/inbox`, mallory, again)).status).toBe(202)
+  await stack.drain(120_000)
+  expect((await alice.get(`/api/v1/statuses/${status.id}/history`).expect(200)).body).toHaveLength(2)
+})
+
 it('does not fetch the images of a host under reject_media: they stay linked', async () => {
   await stack
     .api()

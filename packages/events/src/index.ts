@@ -76,6 +76,11 @@ export const activity = z.discriminatedUnion('event', [
   event('mute.created', muteFacts),
   event('mute.removed', muteFacts),
   // A report to the moderators: each staff member gets an `admin.report` notification.
+  // Votes cast in a poll (one per chosen option): a vote in a remote poll is sent to its author's server, a local
+  // poll's new counts to the servers of its audience and voters.
+  event('poll.voted', { pollId: id, accountId: id, voteIds: z.array(id) }),
+  // A poll's end was reached (`accountId` its author): a local poll's final counts go to other servers.
+  event('poll.ended', { pollId: id, accountId: id }),
   event('report.created', { reportId: id, accountId: id, targetAccountId: id }),
   // A local account's profile changed: its remote followers' servers are sent an Update (docs/federation.md).
   event('account.updated', { accountId: id }),

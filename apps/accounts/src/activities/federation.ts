@@ -27,9 +27,11 @@ import {
   renderUndoAnnounce,
   renderUndoLike,
   renderUpdate,
+  renderVote,
   statusAudience,
 } from '../federation/status-activities'
 import type { StatusRow } from '../entities/status'
+import type { PollRow } from '../domain/polls'
 import { actorUriOf, statusUri } from '../federation/uris'
 import type { Consumer } from './consumer'
 
@@ -70,8 +72,18 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
     return status && author ? { status, author } : undefined
   }
 
-  /** A local post, created or edited: its Note in a Create or Update to its audience (docs/federation.md). */
-  const sendNote = async (statusId: string, accountId: string, kind: 'create' | 'update', key: string) => {
+  /**
+   * A local post, created or edited, or its poll's new counts: its Note in a Create or Update to its audience
+   * (docs/federation.md). A poll's Update (Mastodon's DistributePollUpdateWorker) is named after the vote or end
+   * that made it (`key`), as the same edit's counts change many times; it and an edit also reach the poll's remote
+   * voters.
+   */
+  const sendNote = async (
+    statusId: string,
+    accountId: string,
+    kind: 'create' | 'update' | 'poll',
+    key: string,
+  ) => {
     const author = await localAccount(accountId)
     if (!author) return
     const status: StatusRow | undefined = await fed.db('statuses').where({ id: statusId }).first()
@@ -79,21 +91,42 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
     const mentioned: string[] = await fed.db('mentions').where({ status_id: status.id }).pluck('account_id')
     // An edit also reaches those its earlier versions mentioned, as Mastodon keeps a removed mention (silent) in
     // the status's reach: their copy follows the edit.
-    if (kind === 'update') mentioned.push(...(await mentionedBefore(fed.db, status.id)))
+    if (kind !== 'create') mentioned.push(...(await mentionedBefore(fed.db, status.id)))
+    const voters: string[] =
+      kind === 'create'
+        ? []
+        : await fed
+            .db('poll_votes')
+            .join('polls', 'polls.id', 'poll_votes.poll_id')
+            .where('polls.status_id', status.id)
+            .distinct()
+            .pluck('poll_votes.account_id')
     const audience = await statusAudience(fed.db, {
       accountId: author.id,
       visibility: status.visibility,
       mentionedAccountIds: mentioned,
       inReplyToAccountId: status.in_reply_to_account_id,
-      reachedAccountIds: kind === 'update' ? await interactedRemoteAccounts(fed.db, status) : [],
+      reachedAccountIds:
+        kind === 'create' ? [] : [...(await interactedRemoteAccounts(fed.db, status)), ...voters],
     })
     if (!audience.length) return
     const note = (await renderNotes(fed.db, urls, [status])).get(status.id) as Parameters<
       typeof renderCreate
     >[0]
     const actor = actorUriOf(urls, author)
-    const activity = kind === 'create' ? renderCreate(note, actor) : renderUpdate(note, actor)
+    const activity =
+      kind === 'create'
+        ? renderCreate(note, actor)
+        : renderUpdate(note, actor, kind === 'poll' ? { at: new Date().toISOString(), name: key } : undefined)
     await deliver(activity, author.id, audience, key)
+  }
+
+  /**
+   * A local poll whose new counts go out: its totals are shown, or it has ended (Mastodon's `distribute_poll!`).
+   */
+  const localPollShown = async (pollId: string, ended = false) => {
+    const poll: PollRow | undefined = await fed.db('polls').where({ id: pollId }).first()
+    return poll && (ended || !poll.hide_totals) && (await localAccount(poll.account_id)) ? poll : undefined
   }
 
   return {
@@ -173,6 +206,38 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
         [target.author],
         `undo-like-${a.favouriteId}`,
       )
+    },
+    /**
+     * A vote in a local poll: its new counts go to the post's audience and voters. A local account's vote in a
+     * remote poll: one Create per chosen option to the poll's author (Mastodon's VoteService).
+     */
+    'poll.voted': async (a) => {
+      const shown = await localPollShown(a.pollId)
+      if (shown)
+        return sendNote(shown.status_id, shown.account_id, 'poll', `poll-${a.pollId}-${a.voteIds[0]}`)
+      const account = await localAccount(a.accountId)
+      const poll: PollRow | undefined = account && (await fed.db('polls').where({ id: a.pollId }).first())
+      const target = poll && (await statusWithAuthor(poll.status_id))
+      if (!account || !poll || !target?.author.domain || !target.status.uri) return
+      const votes: { id: string; choice: number }[] = await fed
+        .db('poll_votes')
+        .whereIn('id', a.voteIds)
+        .orderBy('id')
+      for (const vote of votes)
+        await deliver(
+          renderVote(urls, account, vote.id, poll.options[vote.choice]!, {
+            uri: target.status.uri,
+            author: target.author.uri!,
+          }),
+          account.id,
+          [target.author],
+          `vote-${vote.id}`,
+        )
+    },
+    // A local poll ended: its final counts, `closed`, go out as after a vote.
+    'poll.ended': async (a) => {
+      const shown = await localPollShown(a.pollId, true)
+      if (shown) await sendNote(shown.status_id, shown.account_id, 'poll', `poll-ended-${a.pollId}`)
     },
     /**
      * A local profile changed (Mastodon's UpdateDistributionWorker): the actor, as served, in an Update to every

@@ -42,7 +42,8 @@ async function currentMedia(trx: Knex, status: StatusRow): Promise<MediaAttachme
   return attachmentsOf(status, await trx('media_attachments').where({ status_id: status.id }).orderBy('id'))
 }
 
-const pollOptionsOf = async (trx: Knex, statusId: string): Promise<string[] | null> =>
+/** The options of a status's poll (null without one), as an edit records them. */
+export const pollOptionsOf = async (trx: Knex, statusId: string): Promise<string[] | null> =>
   (await trx('polls').where({ status_id: statusId }).first('options'))?.options ?? null
 
 /** A StatusEdit row recording the status as it is now (Mastodon's `Status#snapshot!`). */

@@ -28,7 +28,8 @@ export interface PollRow {
   options: string[]
   multiple: boolean
   hide_totals: boolean
-  expires_at: Date
+  /** Null only for a remote poll whose server gave it no end. */
+  expires_at: Date | null
   /** When the `poll` notifications of its end were made (null: not yet, or the clock restarted since). */
   expiry_notified_at: Date | null
   cached_tallies: string[]
@@ -66,7 +67,7 @@ export function checkPoll(poll: NewPoll): string[] {
 const expiry = (trx: Knex, seconds: number) => trx.raw('now() + make_interval(secs => ?)', [seconds])
 
 /** Records the timer of a poll's end (`poll` notifications, timers/polls.ts). */
-const timeEnd = (trx: Knex, poll: Pick<PollRow, 'id' | 'expires_at'>) =>
+const timeEnd = (trx: Knex, poll: { id: string; expires_at: Date }) =>
   outbox.add(trx, {
     event: 'poll.expired',
     pollId: poll.id,
@@ -87,7 +88,60 @@ export async function createPoll(trx: Knex, statusId: string, accountId: string,
       cached_tallies: options.map(() => 0),
     })
     .returning(['id', 'expires_at'])
-  await timeEnd(trx, row!)
+  await timeEnd(trx, row as { id: string; expires_at: Date })
+}
+
+/** A poll of another server, as its Question says (docs/federation.md, "Polls"). */
+export interface RemotePoll {
+  options: string[]
+  multiple: boolean
+  /** Votes per option, as its server counts them. */
+  tallies: number[]
+  votersCount: number
+  expiresAt: Date | null
+}
+
+/**
+ * Stores the poll of a remote status, or refreshes it from a later Update: options, counts and end are its
+ * server's. Changed options (or `multiple`) discard the votes cast here, as a local edit does; a new end restarts
+ * the timer, so that local voters hear of the end. Returns whether the poll changed in more than its counts (an
+ * edit).
+ */
+export async function storeRemotePoll(
+  trx: Knex,
+  statusId: string,
+  accountId: string,
+  poll: RemotePoll | undefined,
+): Promise<boolean> {
+  const previous: PollRow | undefined = await trx('polls').where({ status_id: statusId }).forUpdate().first()
+  if (!poll) {
+    if (previous) await trx('polls').where({ id: previous.id }).delete()
+    return !!previous
+  }
+  const fields = {
+    options: poll.options,
+    multiple: poll.multiple,
+    cached_tallies: poll.tallies,
+    votes_count: poll.tallies.reduce((a, b) => a + b, 0),
+    voters_count: poll.votersCount,
+    expires_at: poll.expiresAt,
+    updated_at: trx.fn.now(),
+  }
+  if (!previous) {
+    const [row] = await trx('polls')
+      .insert({ account_id: accountId, status_id: statusId, hide_totals: false, ...fields })
+      .returning('id')
+    if (poll.expiresAt) await timeEnd(trx, { id: row.id, expires_at: poll.expiresAt })
+    return true
+  }
+  const reset = poll.options.join('\n') !== previous.options.join('\n') || poll.multiple !== previous.multiple
+  if (reset) await trx('poll_votes').where({ poll_id: previous.id }).delete()
+  const newEnd = (previous.expires_at?.getTime() ?? null) !== (poll.expiresAt?.getTime() ?? null)
+  await trx('polls')
+    .where({ id: previous.id })
+    .update({ ...fields, ...(newEnd ? { expiry_notified_at: null } : {}) })
+  if (newEnd && poll.expiresAt) await timeEnd(trx, { id: previous.id, expires_at: poll.expiresAt })
+  return reset || newEnd
 }
 
 /**
@@ -121,7 +175,7 @@ export async function replacePoll(trx: Knex, statusId: string, accountId: string
       ...(reset ? { cached_tallies: options.map(() => 0), votes_count: 0, voters_count: 0 } : {}),
     })
     .returning(['id', 'expires_at'])
-  await timeEnd(trx, row!)
+  await timeEnd(trx, row as { id: string; expires_at: Date })
   return true
 }
 
@@ -138,7 +192,7 @@ export async function vote(trx: Knex, pollId: string, accountId: string, choices
   const taken = [...previous]
   for (const choice of choices) {
     const errors: string[] = []
-    if (new Date(poll.expires_at) <= new Date()) errors.push('The poll has already ended')
+    if (poll.expires_at && new Date(poll.expires_at) <= new Date()) errors.push('The poll has already ended')
     if (!Number.isInteger(choice) || choice < 0 || choice >= poll.options.length)
       errors.push('The chosen vote option does not exist')
     if (poll.account_id === accountId) errors.push('You cannot vote in your own polls')
@@ -147,9 +201,9 @@ export async function vote(trx: Knex, pollId: string, accountId: string, choices
     if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
     taken.push(choice)
   }
-  await trx('poll_votes').insert(
-    choices.map((choice) => ({ poll_id: poll.id, account_id: accountId, choice })),
-  )
+  const votes: { id: string }[] = await trx('poll_votes')
+    .insert(choices.map((choice) => ({ poll_id: poll.id, account_id: accountId, choice })))
+    .returning('id')
   const tallies = poll.options.map(
     (_, i) => Number(poll.cached_tallies[i] ?? 0) + choices.filter((c) => c === i).length,
   )
@@ -161,4 +215,6 @@ export async function vote(trx: Knex, pollId: string, accountId: string, choices
       voters_count: Number(poll.voters_count) + (previous.length ? 0 : 1),
       updated_at: trx.fn.now(),
     })
+  // A vote in a remote poll goes to its author's server (activities/federation.ts).
+  await outbox.add(trx, { event: 'poll.voted', pollId: poll.id, accountId, voteIds: votes.map((v) => v.id) })
 }

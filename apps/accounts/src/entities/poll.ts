@@ -7,11 +7,11 @@ import type { PollRow } from '../domain/polls'
  * author counts as having voted.
  */
 export function renderPoll(poll: PollRow, viewerId?: string, ownVotes: number[] = []) {
-  const expired = new Date(poll.expires_at) <= new Date()
+  const expired = !!poll.expires_at && new Date(poll.expires_at) <= new Date()
   const showTotals = expired || !poll.hide_totals
   return {
     id: poll.id,
-    expires_at: new Date(poll.expires_at).toISOString(),
+    expires_at: poll.expires_at && new Date(poll.expires_at).toISOString(),
     expired,
     multiple: poll.multiple,
     votes_count: Number(poll.votes_count),

@@ -1,8 +1,13 @@
 import type { Knex } from '@roost/db'
+import { HttpError } from '@roost/service'
 import type { AccountRow } from '../entities/account'
 import type { StatusRow } from '../entities/status'
-import { snapshot } from '../domain/edits'
+import { attachmentsOf as currentAttachments } from '../entities/status'
+import type { MediaAttachmentRow } from '../entities/media_attachment'
+import { pollOptionsOf, snapshot } from '../domain/edits'
 import { favourite, unfavourite } from '../domain/favourites'
+import type { PollRow, RemotePoll } from '../domain/polls'
+import { storeRemotePoll, vote } from '../domain/polls'
 import { createReport } from '../domain/reports'
 import type { Visibility } from '../domain/statuses'
 import { countStatus, deleteStatus, reblog } from '../domain/statuses'
@@ -175,6 +180,61 @@ const publishedOf = (object: Json) => {
   return at && !Number.isNaN(at.getTime()) && at.getTime() <= Date.now() ? at : new Date()
 }
 
+const dateOf = (v: unknown) => {
+  const at = typeof v === 'string' ? new Date(v) : undefined
+  return at && !Number.isNaN(at.getTime()) ? at : undefined
+}
+const countOf = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0)
+
+/**
+ * The poll of a Question (Mastodon's `process_poll`): its options (`anyOf` when several may be chosen, else
+ * `oneOf`), the votes its server counted for each, its voters, and its end (`endTime`, or `closed` once ended).
+ */
+function pollOf(object: Json): RemotePoll | undefined {
+  if (object.type !== 'Question') return undefined
+  const multiple = Array.isArray(object.anyOf) && object.anyOf.length > 0
+  const items = list(multiple ? object.anyOf : object.oneOf).filter(
+    (o): o is Json => !!o && typeof o === 'object' && typeof (o as Json).name === 'string',
+  )
+  if (!items.length) return undefined
+  const tallies = items.map((o) => countOf((o.replies as Json | undefined)?.totalItems))
+  return {
+    options: items.map((o) => htmlText(o.name as string).slice(0, 1000)),
+    multiple,
+    tallies,
+    // Mastodon counts the voters of a single-choice poll by its votes when the server does not say.
+    votersCount:
+      typeof object.votersCount === 'number'
+        ? countOf(object.votersCount)
+        : multiple
+          ? 0
+          : tallies.reduce((a, b) => a + b, 0),
+    expiresAt: dateOf(object.endTime) ?? dateOf(object.closed) ?? null,
+  }
+}
+
+/**
+ * Mastodon's poll vote: a Note with a `name` (the option's title) and no content, answering a local poll, is a vote
+ * of the signer, never a status. A vote that does not count (the poll ended, a second vote in a single-choice
+ * poll) is dropped, as Mastodon's validation drops it. Returns whether the object was a vote.
+ */
+export async function pollVote(fed: Federation, voter: AccountRow, object: Json): Promise<boolean> {
+  if (object.type !== 'Note' || typeof object.name !== 'string') return false
+  if (typeof object.content === 'string' && htmlText(object.content).trim()) return false
+  const status = await statusByUri(fed, fed.db, idOf(object.inReplyTo))
+  if (!status || status.uri) return false
+  const poll: PollRow | undefined = await fed.db('polls').where({ status_id: status.id }).first()
+  const choice = poll ? poll.options.indexOf(object.name) : -1
+  if (!poll || choice < 0) return false
+  try {
+    await fed.db.transaction((trx) => vote(trx, poll.id, voter.id, [choice]))
+  } catch (err) {
+    if (!(err instanceof HttpError && err.status === 422)) throw err
+    fed.logger.info({ voter: voter.uri, pollId: poll.id, reason: err.message }, 'poll vote refused')
+  }
+  return true
+}
+
 /**
  * Mastodon's ActivityPub::Activity::Create for a Note (or Question, Article, Page) of `author`: refused when its id
  * is on another host than its author, when nothing local relates to it (nobody here follows the author, it neither
@@ -219,6 +279,7 @@ export async function createRemoteStatus(
   if (visibility === 'direct') for (const a of locals) if (!mentioned.includes(a)) mentioned.push(a)
   const { html, language } = contentOf(object)
   const media = attachmentsOf(object)
+  const poll = pollOf(object)
   return fed.db.transaction(async (trx) => {
     // One Create of a URI at a time (a replay racing the original, or a boost's fetch): the second finds the first.
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [uri])
@@ -260,6 +321,7 @@ export async function createRemoteStatus(
           .where({ id: row!.id })
           .update({ ordered_media_attachment_ids: rows.map((r: { id: string }) => r.id) })
     }
+    if (poll) await storeRemotePoll(trx, row!.id, author.id, poll)
     await storeRemoteMentionsAndTags(trx, row!.id, object, mentioned, true)
     await countStatus(trx, author.id, visibility, 1)
     await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
@@ -304,8 +366,10 @@ async function storeRemoteMentionsAndTags(
 
 /**
  * Mastodon's ActivityPub::Activity::Update of a Note: the known status of the signer is edited as a local edit is
- * (the first edit keeps the original version, each edit a new one, `status.updated` recorded); an Update that
- * changes nothing changes nothing.
+ * (the first edit keeps the original version, each edit a new one, `status.updated` recorded). Its text, warning,
+ * attachments (a new list: new URLs become attachments, dropped ones stay for the history) and poll options are the
+ * edit; an Update that only brings a poll's new counts refreshes them without an edit, and one that changes nothing
+ * changes nothing.
  */
 export async function updateRemoteStatus(fed: Federation, author: AccountRow, object: Json) {
   const uri = idOf(object)
@@ -319,31 +383,80 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
     sensitive: object.sensitive === true || (typeof object.summary === 'string' && !!object.summary),
     language: language ?? status.language,
   }
-  if (
-    next.text === status.text &&
-    next.spoiler_text === status.spoiler_text &&
-    next.sensitive === status.sensitive &&
-    next.language === status.language
-  )
-    return
   const locals = await localAccountsNamed(fed, object)
   const mentioned = [
     ...locals.filter((a) => mentionsOf(object).has(a.username.toLowerCase())),
     ...(await remoteAccountsMentioned(fed, object)),
   ]
+  const wanted = attachmentsOf(object)
   await fed.db.transaction(async (trx) => {
-    const media = await trx('media_attachments').where({ status_id: status.id }).orderBy('id')
+    const fresh: StatusRow = await trx('statuses').where({ id: status.id }).forUpdate().first()
+    const all: MediaAttachmentRow[] = await trx('media_attachments')
+      .where({ status_id: status.id })
+      .orderBy('id')
+    const media = currentAttachments(fresh, all)
+    const sameMedia =
+      wanted.map((m) => `${m.remote_url} ${m.description ?? ''}`).join('\n') ===
+      media.map((m) => `${m.remote_url} ${m.description ?? ''}`).join('\n')
+    const sameText =
+      next.text === fresh.text &&
+      next.spoiler_text === fresh.spoiler_text &&
+      next.sensitive === fresh.sensitive &&
+      next.language === fresh.language
+    const pollOptions = await pollOptionsOf(trx, status.id)
+    const pollEdited = await storeRemotePoll(trx, status.id, author.id, pollOf(object))
+    if (sameText && sameMedia && !pollEdited) return
     if (!(await trx('status_edits').where({ status_id: status.id }).first('id')))
-      await snapshot(trx, status, media, null, author.id, status.created_at)
+      await snapshot(trx, fresh, media, pollOptions, author.id, fresh.created_at)
+    const attached = sameMedia ? media : await attachRemoteMedia(trx, author.id, status.id, all, wanted)
     const updatedAt = typeof object.updated === 'string' ? new Date(object.updated) : new Date()
     const [updated]: StatusRow[] = await trx('statuses')
       .where({ id: status.id })
-      .update({ ...next, edited_at: Number.isNaN(updatedAt.getTime()) ? trx.fn.now() : updatedAt })
+      .update({
+        ...next,
+        ordered_media_attachment_ids: attached.map((m) => m.id),
+        edited_at: Number.isNaN(updatedAt.getTime()) ? trx.fn.now() : updatedAt,
+      })
       .returning('*')
-    const editId = await snapshot(trx, updated!, media, null, author.id, updated!.edited_at!)
+    const editId = await snapshot(
+      trx,
+      updated!,
+      attached,
+      await pollOptionsOf(trx, status.id),
+      author.id,
+      updated!.edited_at!,
+    )
     await storeRemoteMentionsAndTags(trx, status.id, object, mentioned, false)
     await outbox.add(trx, { event: 'status.updated', statusId: status.id, accountId: author.id, editId })
   })
+}
+
+/**
+ * The attachments of an edited remote status, in the order its Update lists them: those it had already (by URL)
+ * are kept with their copies, new URLs become new rows.
+ */
+async function attachRemoteMedia(
+  trx: Knex,
+  accountId: string,
+  statusId: string,
+  existing: MediaAttachmentRow[],
+  wanted: ReturnType<typeof attachmentsOf>,
+): Promise<MediaAttachmentRow[]> {
+  const attached: MediaAttachmentRow[] = []
+  for (const m of wanted) {
+    const known = existing.find((e) => e.remote_url === m.remote_url && !attached.includes(e))
+    if (known) {
+      if (known.description !== m.description)
+        await trx('media_attachments').where({ id: known.id }).update({ description: m.description })
+      attached.push({ ...known, description: m.description })
+      continue
+    }
+    const [row]: MediaAttachmentRow[] = await trx('media_attachments')
+      .insert({ ...m, account_id: accountId, status_id: statusId, file: '' })
+      .returning('*')
+    attached.push(row!)
+  }
+  return attached
 }
 
 /**

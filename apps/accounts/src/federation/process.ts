@@ -20,6 +20,7 @@ import {
   idOf,
   isNoteLike,
   like,
+  pollVote,
   sameHost,
   undoStatusActivity,
   updateRemoteStatus,
@@ -261,6 +262,7 @@ async function create(fed: Federation, signer: AccountRow, object: unknown) {
       : undefined
   if (!isNoteLike(note) || idOf(note) !== uri) return
   if (idOf(Array.isArray(note.attributedTo) ? note.attributedTo[0] : note.attributedTo) !== signer.uri) return
+  if (await pollVote(fed, signer, note)) return
   await createRemoteStatus(fed, signer, note)
 }
 

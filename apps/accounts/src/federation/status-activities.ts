@@ -35,20 +35,22 @@ export const renderCreate = (note: Note, actor: string) => ({
   object: note,
 })
 
-/** Update of an edited post, named after the edit's moment. */
-export const renderUpdate = (note: Note, actor: string) => {
-  const at = note.updated ?? note.published
-  return {
-    '@context': NOTE_CONTEXT,
-    id: `${note.id}#updates/${Math.floor(new Date(at).getTime() / 1000)}`,
-    type: 'Update',
-    actor,
-    published: at,
-    to: note.to,
-    cc: note.cc,
-    object: note,
-  }
-}
+/**
+ * Update of an edited post, named after the edit's moment. A poll's new counts, sent at `pollUpdate.at`, are named
+ * after what made them (`pollUpdate.name`), as two votes a second apart would otherwise make one id.
+ */
+export const renderUpdate = (note: Note, actor: string, pollUpdate?: { at: string; name: string }) => ({
+  '@context': NOTE_CONTEXT,
+  id: pollUpdate
+    ? `${note.id}#updates/${pollUpdate.name}`
+    : `${note.id}#updates/${Math.floor(new Date(note.updated ?? note.published).getTime() / 1000)}`,
+  type: 'Update',
+  actor,
+  published: pollUpdate?.at ?? note.updated ?? note.published,
+  to: note.to,
+  cc: note.cc,
+  object: note,
+})
 
 /** Delete of a post: a Tombstone of its id, to Public whatever it was (Mastodon's DeleteSerializer). */
 export const renderDelete = (noteId: string, actor: string) => ({
@@ -118,6 +120,29 @@ export const renderUndoLike = (urls: Urls, account: AccountRow, favouriteId: str
   actor: actorUriOf(urls, account),
   object: likeObject(urls, account, favouriteId, objectUri),
 })
+
+/**
+ * A vote in a remote poll, as Mastodon's VoteService sends it: a Create of a Note whose `name` is the option's
+ * title, answering the poll, addressed to its author only.
+ */
+export const renderVote = (
+  urls: Urls,
+  account: AccountRow,
+  voteId: string,
+  option: string,
+  poll: { uri: string; author: string },
+) => {
+  const actor = actorUriOf(urls, account)
+  const id = `${actor}#votes/${voteId}`
+  return {
+    '@context': AS,
+    id: `${id}/activity`,
+    type: 'Create',
+    actor,
+    to: [poll.author],
+    object: { id, type: 'Note', name: option, attributedTo: actor, to: [poll.author], inReplyTo: poll.uri },
+  }
+}
 
 /** Remote accounts by id (local ones and unknown ids left out). */
 export const remoteAccounts = async (db: Knex, ids: (string | null | undefined)[]): Promise<AccountRow[]> => {

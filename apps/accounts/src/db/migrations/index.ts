@@ -31,6 +31,7 @@ import * as statusUris from './20261127010001_status_uris'
 import * as incomingStatuses from './20261127020001_incoming_statuses'
 import * as inboxTombstones from './20261127030001_inbox_tombstones'
 import * as profileRefresh from './20261127030002_profile_refresh'
+import * as remotePolls from './20261127040001_remote_polls'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -69,4 +70,5 @@ export const migrations: Migration[] = [
   { name: '20261127020001_incoming_statuses', ...incomingStatuses },
   { name: '20261127030001_inbox_tombstones', ...inboxTombstones },
   { name: '20261127030002_profile_refresh', ...profileRefresh },
+  { name: '20261127040001_remote_polls', ...remotePolls },
 ]
