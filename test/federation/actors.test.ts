@@ -324,4 +324,64 @@ describe('collections', () => {
     await getJson(`/users/pinner/statuses/${secret}`).expect(404)
     await getJson('/users/pinner/statuses/123').expect(404)
   })
+
+  it("replies: a Note lists its author's first five own replies and links on; the pages serve the rest, then others'", async () => {
+    const talker = await signUp(stack, { username: 'talker' })
+    const other = await signUp(stack, { username: 'other' })
+    const root = await post(talker, 'A thread')
+    const own: string[] = []
+    for (let i = 1; i <= 7; i++) own.push(await post(talker, { status: `part ${i}`, in_reply_to_id: root }))
+    const hidden = await post(talker, {
+      status: 'only followers',
+      in_reply_to_id: root,
+      visibility: 'private',
+    })
+    const answer = await post(other, { status: '@talker nice', in_reply_to_id: root })
+    const rootUri = `${stack.url}/users/talker/statuses/${root}`
+    const uri = (id: string) => `${stack.url}/users/talker/statuses/${id}`
+
+    const note = body(await getJson(`/users/talker/statuses/${root}`).expect(200))
+    expect(note.replies).toEqual({
+      id: `${rootUri}/replies`,
+      type: 'Collection',
+      first: {
+        type: 'CollectionPage',
+        next: `${rootUri}/replies?min_id=${own[4]}&page=true`,
+        partOf: `${rootUri}/replies`,
+        items: own.slice(0, 5).map(uri),
+      },
+    })
+    // The collection itself is the same summary.
+    expect(body(await getJson(`/users/talker/statuses/${root}/replies`).expect(200))).toMatchObject(
+      note.replies,
+    )
+
+    // Its next page: the other two own replies as Notes, then on to the others' replies.
+    const rest = body(
+      await getJson(`/users/talker/statuses/${root}/replies?min_id=${own[4]}&page=true`).expect(200),
+    )
+    expect(rest).toMatchObject({
+      type: 'CollectionPage',
+      partOf: `${rootUri}/replies`,
+      next: `${rootUri}/replies?only_other_accounts=true&page=true`,
+    })
+    expect(rest.items.map((n: { id: string; type: string }) => [n.type, n.id])).toEqual(
+      own.slice(5).map((id) => ['Note', uri(id)]),
+    )
+    const others = body(
+      await getJson(`/users/talker/statuses/${root}/replies?only_other_accounts=true&page=true`).expect(200),
+    )
+    expect(others.items).toEqual([`${stack.url}/users/other/statuses/${answer}`])
+    expect(others.next).toBeUndefined()
+    expect(JSON.stringify([note, rest, others])).not.toContain(hidden)
+
+    // A post with no reply of its author's links straight to the others'.
+    const lone = await post(other, 'Alone')
+    expect(body(await getJson(`/users/other/statuses/${lone}`).expect(200)).replies.first).toMatchObject({
+      items: [],
+      next: `${stack.url}/users/other/statuses/${lone}/replies?only_other_accounts=true&page=true`,
+    })
+    // The replies of a post nobody may see: 404.
+    await getJson(`/users/talker/statuses/${hidden}/replies`).expect(404)
+  })
 })

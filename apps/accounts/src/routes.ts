@@ -17,6 +17,7 @@ import {
   instanceActorOutbox,
   noteDocument,
   createActivityDocument,
+  repliesDocument,
   outboxCollection,
   profileOrActor,
   statusPageOrNote,
@@ -214,6 +215,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/users/:username', on(authorizedFetch('actor', actorDocument)))
   api.get('/users/:username/statuses/:id', on(authorizedFetch('object', noteDocument)))
   api.get('/users/:username/statuses/:id/activity', on(authorizedFetch('object', createActivityDocument)))
+  api.get('/users/:username/statuses/:id/replies', on(authorizedFetch('object', repliesDocument)))
   api.get('/users/:username/outbox', on(authorizedFetch('object', outboxCollection)))
   api.get('/users/:username/followers', on(authorizedFetch('object', followersCollection)))
   api.get('/users/:username/following', on(authorizedFetch('object', followingCollection)))

@@ -84,6 +84,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/users/:username', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id/activity', ACCOUNTS, 'none'),
+  route('GET', '/users/:username/statuses/:id/replies', ACCOUNTS, 'none', [], { params: P.repliesParams }),
   route('GET', '/users/:username/outbox', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/followers', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/following', ACCOUNTS, 'none', [], { params: P.collectionParams }),

@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
-import { collectionParams, readParams } from '@roost/routes'
+import { collectionParams, readParams, repliesParams } from '@roost/routes'
 import { forbidden, HttpError, recordNotFound } from '@roost/service'
 import { localDomainOf } from '../config'
 import type { AccountsContext } from '../context'
 import type { AccountRow, Urls } from '../entities/account'
 import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../entities/account'
 import type { StatusRow } from '../entities/status'
-import { parseId } from '../domain/records'
+import { accountsById, parseId } from '../domain/records'
 import { findLocalAccount } from '../users/accounts'
 import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson, signedFetchOf } from './activity-json'
 import { RESTRICTED_ACTOR_FIELDS, signedRequestAccount } from './authorized-fetch'
@@ -361,6 +361,67 @@ export async function createActivityDocument(ctx: AccountsContext, req: Request,
     res,
     renderCreate(note as Parameters<typeof renderCreate>[0], actorUri(urls, account.username)),
     open ? SUMMARY_CACHE : { maxAge: 0, shared: false },
+  )
+}
+
+/** Replies in a page of a post's replies (Mastodon's RepliesController's DESCENDANTS_LIMIT). */
+const REPLIES_PER_PAGE = 60
+
+/**
+ * GET /users/:username/statuses/:id/replies, to whoever may see the post: the Collection of its public and
+ * unlisted replies, as Mastodon's RepliesController pages it. The author's own replies come first, oldest first,
+ * each a Note; then (`only_other_accounts=true`) everyone else's, each its id; pages go on by `min_id`.
+ */
+export async function repliesDocument(ctx: AccountsContext, req: Request, res: Response) {
+  const { account, note, open } = await servedNote(ctx, req, res)
+  const p = readParams(req, repliesParams)
+  const noteId = (note as { id: string }).id
+  const collectionId = `${noteId}/replies`
+  const cache = open ? PAGE_CACHE : { maxAge: 0, shared: false }
+  if (p.page !== 'true') {
+    const { replies } = note as { replies: object }
+    return sendActivityJson(res, { '@context': AS, ...replies }, cache)
+  }
+  const others = p.only_other_accounts === 'true'
+  const minId = parseId(p.min_id)
+  const query = ctx
+    .db('statuses')
+    .where({ in_reply_to_id: parseId(req.params.id) })
+    .whereIn('visibility', ['public', 'unlisted'])
+    .orderBy('id')
+    .limit(REPLIES_PER_PAGE)
+  if (others) query.whereNot({ account_id: account.id })
+  else query.where({ account_id: account.id })
+  if (minId) query.where('id', '>', minId)
+  const rows: StatusRow[] = await query
+  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const notes = others ? new Map<string, object>() : await renderNotes(ctx.db, urls, rows)
+  const authors = others
+    ? await accountsById(
+        ctx.db,
+        rows.map((r) => r.account_id),
+      )
+    : new Map()
+  const full = rows.length === REPLIES_PER_PAGE
+  const next = others
+    ? full && `${collectionId}?min_id=${rows.at(-1)!.id}&only_other_accounts=true&page=true`
+    : full
+      ? `${collectionId}?min_id=${rows.at(-1)!.id}&page=true`
+      : `${collectionId}?only_other_accounts=true&page=true`
+  const cursor = [minId && `min_id=${minId}`, others && 'only_other_accounts=true', 'page=true']
+  sendActivityJson(
+    res,
+    {
+      '@context': NOTE_CONTEXT,
+      id: `${collectionId}?${cursor.filter(Boolean).join('&')}`,
+      type: 'CollectionPage',
+      ...(next ? { next } : {}),
+      partOf: collectionId,
+      items: rows.map((r) =>
+        others ? (r.uri ?? statusUri(urls, authors.get(r.account_id)!.username, r.id)) : notes.get(r.id),
+      ),
+    },
+    cache,
   )
 }
 

@@ -44,12 +44,17 @@ export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Prom
     ? await db('statuses').whereIn('id', parentIds).select('id', 'account_id', 'uri')
     : []
   const ids = originals.map((s) => s.id)
-  const [mentions, media]: [{ status_id: string; account_id: string }[], MediaAttachmentRow[]] = ids.length
+  const [mentions, media, selfReplies]: [
+    { status_id: string; account_id: string }[],
+    MediaAttachmentRow[],
+    { id: string; in_reply_to_id: string; uri: string | null }[],
+  ] = ids.length
     ? await Promise.all([
         db('mentions').whereIn('status_id', ids),
         db('media_attachments').whereIn('status_id', ids).orderBy('id'),
+        firstSelfReplies(db, ids),
       ])
-    : [[], []]
+    : [[], [], []]
   const accounts = await accountsById(db, [
     ...originals.map((s) => s.account_id),
     ...parents.map((p) => p.account_id),
@@ -95,17 +100,60 @@ export async function renderNotes(db: Knex, urls: Urls, rows: StatusRow[]): Prom
         ...mentioned.map((a) => ({ type: 'Mention', href: actorUriOf(urls, a), name: `@${acctOf(a)}` })),
         ...entity.tags.map((t) => ({ type: 'Hashtag', href: t.url, name: `#${t.name}` })),
       ],
-      // Replies are not listed (yet): the collection is there, empty, as a peer expects one.
-      replies: {
-        id: `${id}/replies`,
-        type: 'Collection',
-        first: { type: 'CollectionPage', partOf: `${id}/replies`, items: [] },
-      },
+      replies: repliesCollection(
+        id,
+        selfReplies
+          .filter((r) => r.in_reply_to_id === s.id)
+          .map((r) => ({ id: r.id, uri: r.uri ?? statusUri(urls, author.username, r.id) })),
+      ),
       ...(entity.poll ? question(entity.poll) : {}),
     })
   })
   return notes
 }
+
+/** How many of its author's own replies a Note lists in its `replies` (Mastodon's `self_replies(5)`). */
+const SELF_REPLIES_IN_NOTE = 5
+
+/** The first public or unlisted replies of each status by its own author, oldest first, at most five each. */
+const firstSelfReplies = (db: Knex, ids: string[]) =>
+  db
+    .select('id', 'in_reply_to_id', 'uri')
+    .from(
+      db('statuses as r')
+        .join('statuses as p', function () {
+          this.on('p.id', 'r.in_reply_to_id').andOn('p.account_id', 'r.account_id')
+        })
+        .whereIn('r.in_reply_to_id', ids)
+        .whereIn('r.visibility', ['public', 'unlisted'])
+        .select(
+          'r.id',
+          'r.in_reply_to_id',
+          'r.uri',
+          db.raw('row_number() OVER (PARTITION BY r.in_reply_to_id ORDER BY r.id) AS n'),
+        )
+        .as('numbered'),
+    )
+    .where('n', '<=', SELF_REPLIES_IN_NOTE)
+    .orderBy('id')
+
+/**
+ * A Note's `replies`, as Mastodon's NoteSerializer: a Collection whose first page lists the author's own first
+ * replies (URIs) and links on to the rest of them (`min_id`), or, when there are none, to the others' replies
+ * (`only_other_accounts`); the pages are served by GET /users/:username/statuses/:id/replies (actors.ts).
+ */
+export const repliesCollection = (noteId: string, selfReplies: { id: string; uri: string }[]) => ({
+  id: `${noteId}/replies`,
+  type: 'Collection',
+  first: {
+    type: 'CollectionPage',
+    next: selfReplies.length
+      ? `${noteId}/replies?min_id=${selfReplies.at(-1)!.id}&page=true`
+      : `${noteId}/replies?only_other_accounts=true&page=true`,
+    partOf: `${noteId}/replies`,
+    items: selfReplies.map((r) => r.uri),
+  },
+})
 
 interface PollEntity {
   expires_at: string | null

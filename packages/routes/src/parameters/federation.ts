@@ -15,3 +15,13 @@ export const collectionParams = z.object({
   max_id: param.checkedByHandler({ type: 'string', description: 'Items older than this id' }),
   min_id: param.checkedByHandler({ type: 'string', description: 'Items newer than this id' }),
 })
+
+/** A post's replies: its author's own first, then (`only_other_accounts`) everyone else's, each by `min_id`. */
+export const repliesParams = z.object({
+  page: param.checkedByHandler({ type: 'string', description: 'true: a page, not the summary' }),
+  min_id: param.checkedByHandler({ type: 'string', description: 'Replies after this id' }),
+  only_other_accounts: param.checkedByHandler({
+    type: 'string',
+    description: "true: replies by others than the post's author",
+  }),
+})
