@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { createFollow } from '../../apps/accounts/src/domain/relationships'
+import { favourite } from '../../apps/accounts/src/domain/favourites'
 import { domainPolicy, isDomainBlocked } from '../../apps/accounts/src/federation/domain-blocks'
 import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
@@ -194,5 +195,92 @@ describe('GET /api/v1/instance/domain_blocks', () => {
       { domain: 'very***.****ple', digest: digest('verybad.example'), severity: 'suspend', comment: 'abuse' },
     ])
     expect(res.body.map((b: { severity: string }) => b.severity)).not.toContain('noop')
+  })
+})
+
+describe("a user's domain blocks", () => {
+  it('sever the follows both ways, hide the domain from listings and its accounts from notifications', async () => {
+    const gina = await stack.createUser({ username: 'gina' })
+    const hank = await stack.createUser({ username: 'hank' })
+    const ginaToken = await stack.userToken('read write follow', gina)
+    const hankToken = await stack.userToken('read', hank)
+    const ivan = await remote('ivan', 'noisy.example')
+    const jane = await remote('jane', 'sub.noisy.example:8443')
+    const kurt = await remote('kurt', 'quiet.example')
+    await db().transaction(async (trx) => {
+      await createFollow(trx, gina.accountId, jane, {})
+      await createFollow(trx, ivan, gina.accountId, {})
+      await createFollow(trx, kurt, gina.accountId, {})
+    })
+    await db()('follow_requests').insert({ account_id: jane, target_account_id: gina.accountId })
+    const [loud] = await db()('statuses')
+      .insert({
+        account_id: ivan,
+        uri: 'https://noisy.example/users/ivan/statuses/1',
+        text: 'loud',
+        visibility: 'public',
+      })
+      .returning('id')
+    const [calm] = await db()('statuses')
+      .insert({
+        account_id: kurt,
+        uri: 'https://quiet.example/users/kurt/statuses/1',
+        text: 'calm',
+        visibility: 'public',
+      })
+      .returning('id')
+
+    await stack
+      .api()
+      .post('/api/v1/domain_blocks')
+      .set(bearer(ginaToken))
+      .send({ domain: 'noisy.example' })
+      .expect(200, {})
+
+    // The follows both ways and the pending request with the domain and its subdomains end; others stay.
+    expect(
+      await db()('follows')
+        .where({ account_id: gina.accountId })
+        .orWhere({ target_account_id: gina.accountId })
+        .select('account_id', 'target_account_id'),
+    ).toEqual([{ account_id: kurt, target_account_id: gina.accountId }])
+    expect(await db()('follow_requests').where({ target_account_id: gina.accountId })).toEqual([])
+    const relationships = await stack
+      .api()
+      .get(`/api/v1/accounts/relationships?id[]=${ivan}&id[]=${jane}&id[]=${kurt}`)
+      .set(bearer(ginaToken))
+      .expect(200)
+    expect(relationships.body.map((r: { domain_blocking: boolean }) => r.domain_blocking)).toEqual([
+      true,
+      true,
+      false,
+    ])
+
+    // Her public timeline leaves the domain out; hank's still has it.
+    const publicIds = async (token: string) =>
+      (await stack.api().get('/api/v1/timelines/public?remote=true').set(bearer(token)).expect(200)).body.map(
+        (s: { id: string }) => s.id,
+      )
+    expect(await publicIds(ginaToken)).toEqual([calm.id])
+    expect(await publicIds(hankToken)).toEqual([calm.id, loud.id])
+
+    // A favourite from the domain notifies her no more; one from elsewhere does.
+    const post = (
+      await stack.api().post('/api/v1/statuses').set(bearer(ginaToken)).send({ status: 'mine' }).expect(200)
+    ).body
+    const status = await db()('statuses').where({ id: post.id }).first()
+    await db().transaction(async (trx) => {
+      await favourite(trx, ivan, status)
+      await favourite(trx, kurt, status)
+    })
+    await stack.drain()
+    const notifications = await stack
+      .api()
+      .get('/api/v1/notifications?types[]=favourite')
+      .set(bearer(ginaToken))
+      .expect(200)
+    expect(
+      notifications.body.map((n: { type: string; account: { id: string } }) => [n.type, n.account.id]),
+    ).toEqual([['favourite', kurt]])
   })
 })

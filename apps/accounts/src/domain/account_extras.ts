@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url'
 import type { Knex } from '@roost/db'
 import { unprocessable } from '@roost/service'
-import { follows } from './relationships'
+import { deleteFollowRequest, domainCovered, follows, unfollow } from './relationships'
 
 /**
  * Account extras (docs/discovery.md): a private note on an account, endorsements (Mastodon's AccountPin) and a
@@ -55,7 +55,11 @@ export function normaliseDomain(value: string): string | undefined {
   return labels.length >= 1 && labels.every((l) => label.test(l)) ? ascii : undefined
 }
 
-/** Blocks a whole domain for the user (idempotent). */
+/**
+ * Blocks a whole domain for the user (idempotent), as Mastodon's BlockDomainFromAccountService: the follows both
+ * ways between the user and that domain's accounts end (their servers hear an `Undo` or a `Reject`), and its
+ * accounts are kept out of the user's listings and notifications from then on (`hiddenAccounts`, `notifyAll`).
+ */
 export async function blockDomain(trx: Knex, accountId: string, domain: string | undefined) {
   if (!domain?.trim()) throw unprocessable("Validation failed: Domain can't be blank")
   const normalised = normaliseDomain(domain)
@@ -64,6 +68,24 @@ export async function blockDomain(trx: Knex, accountId: string, domain: string |
     .insert({ account_id: accountId, domain: normalised })
     .onConflict(['account_id', 'domain'])
     .ignore()
+  const onDomain = trx('accounts')
+    .whereRaw(domainCovered('?', 'domain'), [normalised, normalised])
+    .select('id')
+  const followed: string[] = await trx('follows')
+    .where({ account_id: accountId })
+    .whereIn('target_account_id', onDomain.clone())
+    .pluck('target_account_id')
+  const following: string[] = await trx('follows')
+    .where({ target_account_id: accountId })
+    .whereIn('account_id', onDomain.clone())
+    .pluck('account_id')
+  const requesting: string[] = await trx('follow_requests')
+    .where({ target_account_id: accountId })
+    .whereIn('account_id', onDomain.clone())
+    .pluck('account_id')
+  for (const id of followed) await unfollow(trx, accountId, id)
+  for (const id of following) await unfollow(trx, id, accountId)
+  for (const id of requesting) await deleteFollowRequest(trx, id, accountId, 'rejected')
 }
 
 /** Lifts a user's domain block; nothing happens when there was none. */

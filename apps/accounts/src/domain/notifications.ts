@@ -4,7 +4,7 @@ import type { NotificationType } from '@roost/events'
 import type { AccountRow, Urls } from '../entities/account'
 import { avatarOf } from '../entities/account'
 import * as outbox from '../outbox/outbox'
-import { activeMute, bigintArray } from './relationships'
+import { activeMute, bigintArray, domainCovered } from './relationships'
 
 interface RecipientFacts {
   recipient_id: string
@@ -17,6 +17,7 @@ interface RecipientFacts {
   recipient_follows: boolean
   sender_follows: boolean
   sender_silenced: boolean
+  domain_blocked: boolean
 }
 
 export interface NewNotification {
@@ -91,7 +92,9 @@ export async function notifyAll(
           WHERE statuses.id = :status::bigint AND conversation_mutes.account_id = accounts.id)) AS mutes_conversation,
        EXISTS (SELECT 1 FROM follows WHERE account_id = accounts.id AND target_account_id = :s) AS recipient_follows,
        EXISTS (SELECT 1 FROM follows WHERE account_id = :s AND target_account_id = accounts.id) AS sender_follows,
-       EXISTS (SELECT 1 FROM accounts sender WHERE sender.id = :s AND sender.silenced_at IS NOT NULL) AS sender_silenced
+       EXISTS (SELECT 1 FROM accounts sender WHERE sender.id = :s AND sender.silenced_at IS NOT NULL) AS sender_silenced,
+       EXISTS (SELECT 1 FROM account_domain_blocks b JOIN accounts sender ON sender.id = :s
+               AND ${domainCovered('b.domain', 'sender.domain')} WHERE b.account_id = accounts.id) AS domain_blocked
      FROM accounts JOIN users ON users.account_id = accounts.id
      WHERE accounts.id = ANY (:r::bigint[])`,
     { r: bigintArray(wanted), s: n.senderId, status: n.statusId ?? null },
@@ -100,6 +103,9 @@ export async function notifyAll(
   const recipients = wanted.filter((id) => {
     const facts = factsOf.get(id)
     if (!facts || facts.suspended_at || facts.blocks || facts.mutes || facts.mutes_conversation) return false
+    // A sender whose domain the recipient blocks reaches the recipient only if followed (Mastodon's
+    // `blocked_domain?`).
+    if (facts.domain_blocked && !facts.recipient_follows) return false
     // A silenced (limited) sender reaches only those who follow it, as Mastodon's NotifyService (`hellbanned?`);
     // moderators' notifications are not held back.
     return !facts.sender_silenced || facts.recipient_follows || n.type.startsWith('admin.')

@@ -8,8 +8,9 @@ export const activeMute = (db: Knex, alias = 'mutes') =>
   db.raw(`(??.expires_at IS NULL OR ??.expires_at > now())`, [alias, alias])
 
 /**
- * The accounts kept out of `viewerId`'s listings (Mastodon's `excluded_from_timeline_account_ids`): those the
- * viewer blocks or mutes (while the mute lasts) and those who block the viewer. Read once per request and then
+ * The accounts kept out of `viewerId`'s listings (Mastodon's `excluded_from_timeline_account_ids` and
+ * `excluded_from_timeline_domains`): those the viewer blocks or mutes (while the mute lasts), those who block the
+ * viewer, and the known accounts of the domains the viewer blocks. Read once per request and then
  * checked against each row as a list (`hideAccounts`), so a listing never runs a subquery per row and its plan
  * does not depend on the planner's statistics (docs/performance.md, "Queries").
  */
@@ -17,11 +18,21 @@ export async function hiddenAccounts(db: Knex, viewerId: string): Promise<string
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
     `SELECT target_account_id AS id FROM blocks WHERE account_id = ?
      UNION SELECT account_id FROM blocks WHERE target_account_id = ?
-     UNION SELECT target_account_id FROM mutes WHERE account_id = ? AND ${activeMute(db).toQuery()}`,
-    [viewerId, viewerId, viewerId],
+     UNION SELECT target_account_id FROM mutes WHERE account_id = ? AND ${activeMute(db).toQuery()}
+     UNION SELECT accounts.id FROM account_domain_blocks b JOIN accounts ON ${domainCovered('b.domain', 'accounts.domain')}
+       WHERE b.account_id = ?`,
+    [viewerId, viewerId, viewerId, viewerId],
   )
   return rows.map((r) => r.id)
 }
+
+/**
+ * SQL: whether a user's domain block (`blockColumn`, a lower-case host) covers an account's `domain` (which may carry
+ * a port): the host itself or one of its subdomains, as `domainBlockCovers` (account_extras.ts).
+ */
+export const domainCovered = (blockColumn: string, domainColumn: string) =>
+  `(regexp_replace(lower(${domainColumn}), ':[0-9]+$', '') = ${blockColumn}
+    OR regexp_replace(lower(${domainColumn}), ':[0-9]+$', '') LIKE '%.' || ${blockColumn})`
 
 /** Leaves out the rows whose account (`accountColumn`, e.g. `accounts.id`) is among `hidden` (`hiddenAccounts`). */
 export function hideAccounts(query: Knex.QueryBuilder, accountColumn: string, hidden: string[]) {

@@ -37,7 +37,7 @@ export async function listDomainBlocks(ctx: AccountsContext, req: Request, res: 
 export async function createDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const { domain } = readParams(req, domainBlockParams)
-  await blockDomain(ctx.db, account.id, domain)
+  await ctx.db.transaction((trx) => blockDomain(trx, account.id, domain))
   res.json({})
 }
 
