@@ -81,7 +81,14 @@ export const activity = z.discriminatedUnion('event', [
   event('poll.voted', { pollId: id, accountId: id, voteIds: z.array(id) }),
   // A poll's end was reached (`accountId` its author): a local poll's final counts go to other servers.
   event('poll.ended', { pollId: id, accountId: id }),
-  event('report.created', { reportId: id, accountId: id, targetAccountId: id }),
+  // `forwardToDomains` only when the reporter asked to forward a report on a remote account: a Flag goes to the
+  // target's server and to the servers among these whose accounts the reported posts replied to.
+  event('report.created', {
+    reportId: id,
+    accountId: id,
+    targetAccountId: id,
+    forwardToDomains: z.array(z.string()).optional(),
+  }),
   // A local account's profile changed: its remote followers' servers are sent an Update (docs/federation.md).
   event('account.updated', { accountId: id }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
@@ -191,12 +198,13 @@ export type InboxActivity = z.infer<typeof inboxActivity>
 
 /**
  * One signed POST of an activity to one inbox (docs/federation.md, "Delivery"): `body` is the JSON exactly as
- * sent, `accountId` the local account that signs it. Added by the accounts worker with a deterministic job id.
+ * sent, `accountId` the local account that signs it (null: the instance actor, as for a forwarded report). Added by
+ * the accounts worker with a deterministic job id.
  */
 export const delivery = z.object({
   inbox: z.string().url(),
   body: z.string(),
-  accountId: id,
+  accountId: id.nullable(),
 })
 export type Delivery = z.infer<typeof delivery>
 

@@ -10,6 +10,7 @@ import {
   followUri,
   renderBlock,
   renderFollow,
+  renderFlag,
   renderFollowAnswer,
   renderUndoBlock,
   renderUndoFollow,
@@ -32,6 +33,7 @@ import {
 } from '../federation/status-activities'
 import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
+import type { ReportRow } from '../domain/reports'
 import { actorUriOf, statusUri } from '../federation/uris'
 import type { Consumer } from './consumer'
 
@@ -274,6 +276,38 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
         account.id,
         followers,
         `update-${account.id}-${version}`,
+      )
+    },
+    /**
+     * A report forwarded (Mastodon's ReportService#forward_to_origin! and #forward_to_replied_to!): the Flag, from
+     * the instance actor, to the target's server and to the accounts the reported posts replied to whose servers are
+     * among `forwardToDomains`.
+     */
+    'report.created': async (a) => {
+      if (!fed.enabled || !a.forwardToDomains) return
+      const report: ReportRow | undefined = await fed.db('reports').where({ id: a.reportId }).first()
+      const target: AccountRow | undefined =
+        report?.forwarded && (await fed.db('accounts').where({ id: report.target_account_id }).first())
+      if (!report || !target?.domain) return
+      const statuses: StatusRow[] = report.status_ids.length
+        ? await fed.db('statuses').whereIn('id', report.status_ids).orderBy('id')
+        : []
+      const repliedTo = await remoteAccounts(
+        fed.db,
+        statuses.map((s) => s.in_reply_to_account_id),
+      )
+      const alsoTold = repliedTo.filter((r) => a.forwardToDomains!.includes(r.domain!.toLowerCase()))
+      await deliver(
+        renderFlag(
+          urls,
+          report.id,
+          report.comment,
+          target,
+          statuses.map((s) => objectUriOf(urls, s, target)),
+        ),
+        null,
+        [target, ...alsoTold],
+        `flag-${report.id}`,
       )
     },
     // A local account asks to follow a remote one: the Follow, named after the request.

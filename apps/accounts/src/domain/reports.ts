@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import { recordNotFound, unprocessable } from '@roost/service'
 import * as outbox from '../outbox/outbox'
+import { normaliseDomain } from './account_extras'
 import { parseId } from './records'
 
 export interface ReportRow {
@@ -22,13 +23,46 @@ export interface NewReport {
   ruleIds?: string[]
   comment?: string
   category?: ReportRow['category']
+  /** Send the report on to the target's server (a remote target only): Mastodon's `forward`. */
+  forward?: boolean
+  /**
+   * Which other servers get it too: those of the accounts the reported posts replied to, among these domains
+   * (default: the target's own). Mastodon's `forward_to_domains`.
+   */
+  forwardToDomains?: string[]
+}
+
+/** At most this many `forward_to_domains`. */
+export const MAX_FORWARD_DOMAINS = 100
+
+/**
+ * A domain as an account's `domain` holds it (lower case, with a port when not the default one), or undefined when
+ * `value` is not one.
+ */
+export function accountDomain(value: string): string | undefined {
+  const [, host, port] = /^(.*?)(:\d{1,5})?$/.exec(value.trim())!
+  const normalised = normaliseDomain(host!)
+  return normalised && normalised + (port ?? '')
+}
+
+/** The domains a report is forwarded to, normalised; a domain that is not one is a 422, never dropped. */
+function forwardDomains(given: string[] | undefined, targetDomain: string): string[] {
+  if (!given?.length) return [targetDomain.toLowerCase()]
+  if (given.length > MAX_FORWARD_DOMAINS)
+    throw unprocessable(
+      `Validation failed: Forward to domains can name at most ${MAX_FORWARD_DOMAINS} domains`,
+    )
+  const domains = given.map(accountDomain)
+  if (domains.some((d) => !d)) throw unprocessable('Validation failed: Forward to domains is invalid')
+  return [...new Set(domains as string[])]
 }
 
 /**
  * Mastodon's ReportService, in the caller's transaction: the reported statuses must be the target's (else 404, as
  * Mastodon's `find`), the rules must exist (and are kept only for a `violation`, which naming rules implies when
- * no category is given). Records `report.created`: the accounts worker notifies the moderators (`admin.report`).
- * Every account is local, so there is nothing to forward.
+ * no category is given). Records `report.created`: the accounts worker notifies the moderators (`admin.report`)
+ * and, when the report is `forwarded` (asked for, on a remote account), sends it on as a Flag (docs/federation.md,
+ * "Reports across servers").
  */
 export async function createReport(trx: Knex, reporterId: string, targetId: string, r: NewReport) {
   const statusIds = [...new Set(r.statusIds ?? [])].map(parseId)
@@ -40,6 +74,12 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
       .pluck('id')
     if (found.length !== statusIds.length) throw recordNotFound()
   }
+  const target: { domain: string | null } | undefined = await trx('accounts')
+    .where({ id: targetId })
+    .first('domain')
+  if (!target) throw recordNotFound()
+  const forwarded = !!(r.forward && target.domain)
+  const forwardToDomains = forwarded ? forwardDomains(r.forwardToDomains, target.domain!) : undefined
   const category = r.category ?? (r.ruleIds?.length ? 'violation' : 'other')
   let ruleIds: string[] | null = null
   if (category === 'violation') {
@@ -60,6 +100,7 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
       rule_ids: ruleIds,
       comment: r.comment ?? '',
       category,
+      forwarded,
     })
     .returning('*')
   await outbox.add(trx, {
@@ -67,6 +108,7 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
     reportId: row.id,
     accountId: reporterId,
     targetAccountId: targetId,
+    ...(forwardToDomains ? { forwardToDomains } : {}),
   })
   return row as ReportRow
 }

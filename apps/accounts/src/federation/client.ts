@@ -29,8 +29,8 @@ export interface Federation {
    * its bytes, or a FetchError (refused address, an answer other than 2xx, too large, too slow).
    */
   fetchMedia(url: string): Promise<Buffer>
-  /** A signed POST of an activity to an inbox, signed by the local account `accountId`. */
-  post(inbox: string, body: string, accountId: string): Promise<OutboundResponse>
+  /** A signed POST of an activity to an inbox, signed by the local account `accountId` (null: the instance actor). */
+  post(inbox: string, body: string, accountId: string | null): Promise<OutboundResponse>
   close(): void
 }
 
@@ -130,15 +130,21 @@ export function createFederation(options: {
     },
     async post(inbox, body, accountId) {
       const target = new URL(inbox)
-      const account = await db('accounts').where({ id: accountId }).whereNull('domain').first('username')
-      if (!account) throw new FetchError(`no local account ${accountId} to sign with`)
-      const keys = await localKeyPair(db, accountId)
+      let signer = { keyId: `${instanceActorUri(urls)}#main-key`, keys: () => instanceKeyPair(db) }
+      if (accountId !== null) {
+        const account = await db('accounts').where({ id: accountId }).whereNull('domain').first('username')
+        if (!account) throw new FetchError(`no local account ${accountId} to sign with`)
+        signer = {
+          keyId: `${actorUri(urls, account.username)}#main-key`,
+          keys: () => localKeyPair(db, accountId),
+        }
+      }
       const signed = signRequest({
         method: 'POST',
         url: target,
         body,
-        keyId: `${actorUri(urls, account.username)}#main-key`,
-        privateKey: keys.privateKey,
+        keyId: signer.keyId,
+        privateKey: (await signer.keys()).privateKey,
       })
       return send('POST', target, { 'Content-Type': 'application/activity+json', ...signed }, body)
     },

@@ -7,12 +7,13 @@ import type { Federation } from './client'
 import { isUnavailable } from './delivery-failures'
 import { isDomainBlocked } from './domain-blocks'
 import { domainOf } from './remote-accounts'
-import { actorUriOf } from './uris'
+import { actorUriOf, instanceActorUri } from './uris'
 
 /**
  * The activities Roost sends about relationships (docs/federation.md, "Follows across servers"), shaped as
  * Mastodon's serializers shape them (FollowSerializer, AcceptFollowSerializer, RejectFollowSerializer,
- * UndoFollowSerializer, BlockSerializer, UndoBlockSerializer), and their delivery as jobs of the accounts worker.
+ * UndoFollowSerializer, BlockSerializer, UndoBlockSerializer, FlagSerializer), and their delivery as jobs of the
+ * accounts worker.
  */
 
 type Actor = Pick<AccountRow, 'username' | 'uri'>
@@ -84,6 +85,25 @@ export const renderUndoBlock = (urls: Urls, blocker: Actor, blocked: Actor, bloc
 })
 
 /**
+ * A report forwarded to the reported account's server (Mastodon's FlagSerializer): sent by the instance actor, so
+ * the reporter stays anonymous there; the object is the account and then the reported posts.
+ */
+export const renderFlag = (
+  urls: Urls,
+  reportId: string,
+  comment: string,
+  target: Actor,
+  statusUris: string[],
+) => ({
+  '@context': AS,
+  id: `${urls.base}/reports/${reportId}`,
+  type: 'Flag',
+  actor: instanceActorUri(urls),
+  content: comment,
+  object: [actorUriOf(urls, target), ...statusUris],
+})
+
+/**
  * The inboxes that reach `recipients`: the personal inbox of a single recipient (as Mastodon sends a Follow or a
  * Block), the shared inbox of each host when several are addressed, each inbox once.
  */
@@ -101,7 +121,8 @@ export const DELIVERY_ATTEMPTS = 14
 
 export type Deliver = (
   activity: Record<string, unknown>,
-  senderId: string,
+  /** The local account that signs; null: the instance actor. */
+  senderId: string | null,
   recipients: AccountRow[],
   key: string,
 ) => Promise<void>

@@ -9,7 +9,7 @@ import { requireUser } from '../../users/current'
 
 /**
  * POST /api/v1/reports — `account_id`, `status_ids[]`, `comment` (≤ 1000), `category`, `rule_ids[]`, `forward`
- * (accepted; every account is local, so nothing is forwarded); the Report.
+ * and `forward_to_domains[]` (a report on a remote account goes on to its server: docs/federation.md); the Report.
  */
 export async function postReport(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
@@ -21,6 +21,8 @@ export async function postReport(ctx: AccountsContext, req: Request, res: Respon
       ruleIds: p.rule_ids,
       comment: p.comment,
       category: p.category,
+      forward: p.forward,
+      forwardToDomains: p.forward_to_domains,
     }),
   )
   const [report] = await renderReports(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row])
