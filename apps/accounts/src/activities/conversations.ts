@@ -16,6 +16,12 @@ import type { Consumer } from './consumer'
 export function conversationsConsumer(db: Knex, streaming?: StreamingPublisher): Consumer {
   return {
     'status.created': async (a) => {
+      // Only a direct status joins a conversation: anything else is let go after one plain read, with no row lock
+      // and no commit to flush (docs/performance.md, "Write path").
+      const row: Pick<StatusRow, 'visibility'> | undefined = await db('statuses')
+        .where({ id: a.statusId })
+        .first('visibility')
+      if (row?.visibility !== 'direct') return
       const changed = await db.transaction(async (trx) => {
         const status: StatusRow | undefined = await trx('statuses')
           .where({ id: a.statusId })

@@ -74,6 +74,21 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
     return mentioned
   }
 
+  /**
+   * Whether a new status may notify anyone: it mentions someone, or it is neither direct nor a reply and a follower
+   * of its author asked to hear of new posts. Only a mention or such a follow can make a `status.created`
+   * notification, and what the transaction then reads decides who is told.
+   */
+  const anyoneToTell = async (statusId: string) => {
+    const { rows } = await db.raw<{ rows: { yes: boolean }[] }>(
+      `SELECT EXISTS (SELECT 1 FROM mentions WHERE status_id = :id)
+           OR EXISTS (SELECT 1 FROM statuses s JOIN follows f ON f.target_account_id = s.account_id AND f.notify
+                       WHERE s.id = :id AND s.visibility <> 'direct' AND s.in_reply_to_id IS NULL) AS yes`,
+      { id: statusId },
+    )
+    return rows[0]!.yes
+  }
+
   return {
     // Moderators and admins hear of each report (Mastodon's `admin.report`), from the reporter.
     'report.created': (a) =>
@@ -84,8 +99,11 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
           await staffToNotify(trx, report),
         )
       }),
-    'status.created': (a) =>
-      whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
+    'status.created': async (a) => {
+      // Most posts mention no one and no follower asked to hear of them: one read, then no transaction, no row lock
+      // and no commit to flush (docs/performance.md, "Write path").
+      if (!(await anyoneToTell(a.statusId))) return
+      await whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
         const mentioned = await notifyMentioned(trx, status)
         // Followers who asked to hear of new posts, except for direct messages and replies (mentioned ones were told).
         if (status.visibility === 'direct' || status.in_reply_to_id) return
@@ -99,7 +117,8 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
           { type: 'status', senderId: status.account_id, statusId: status.id, activityId: status.id },
           watchers,
         )
-      }),
+      })
+    },
 
     /**
      * An edit (Mastodon's FanOutOnWriteService with `update`): accounts mentioned for the first time are notified,
