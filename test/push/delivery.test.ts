@@ -127,7 +127,7 @@ describe('push delivery', () => {
     expect(receiver.messagesFor(user.endpoint)).toHaveLength(1)
 
     // Still once after the finished jobs are gone from Redis (BullMQ keeps completed jobs for an hour only).
-    await stack.pushWorker.queues.deliveries.clean(0, 1000, 'completed')
+    await stack.pushWorker.queues.notifications.clean(0, 1000, 'completed')
     await events.publish(event, 'replayed-after-cleanup')
     await stack.drain()
     expect(receiver.messagesFor(user.endpoint)).toHaveLength(1)

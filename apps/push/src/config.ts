@@ -22,7 +22,7 @@ export const pushEnv = baseEnv.extend({
   PUSH_NOTIFICATIONS_QUEUE: z.string().default(QUEUES.notifications),
   PUSH_DELIVERIES_QUEUE: z.string().default(QUEUES.pushDeliveries),
   PUSH_ACCOUNT_EVENTS_QUEUE: z.string().default(QUEUES.accountEvents),
-  PUSH_FANOUT_CONCURRENCY: positiveInt(5),
+  PUSH_FANOUT_CONCURRENCY: positiveInt(20),
   PUSH_DELIVERY_CONCURRENCY: positiveInt(20),
   PUSH_DELIVERY_ATTEMPTS: positiveInt(5),
   /** First retry delay; each further retry doubles it (a push service's Retry-After wins when longer). */

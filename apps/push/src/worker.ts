@@ -1,5 +1,5 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
-import type { Job } from 'bullmq'
+import type { Job, MinimalJob } from 'bullmq'
 import { Counter, Histogram } from 'prom-client'
 import { createDatabase } from '@roost/db'
 import type { NotificationCreated } from '@roost/events'
@@ -23,6 +23,7 @@ import {
   RetryablePushError,
 } from './delivery/job'
 import { acknowledge, forgetAcknowledgements, wasAcknowledged } from './delivery/acknowledgements'
+import { createPushClaims } from './delivery/claims'
 import { pushPayload } from './delivery/payload'
 import { createPushSender, PUSH_TTL_SECONDS } from './delivery/sender'
 import { SCHEMA } from './service'
@@ -35,6 +36,7 @@ import {
   findById,
   isPushable,
 } from './subscriptions/store'
+import type { SubscriptionRow } from './subscriptions/store'
 
 /** How often acknowledgements older than a push's life are deleted. */
 const FORGET_EVERY_MS = 3600 * 1000
@@ -77,49 +79,57 @@ export async function createPushWorker(config: PushConfig) {
     registers: [metrics],
   })
   const sender = createPushSender(config, createAddressGuard(config.PUSH_ALLOWED_PRIVATE_ADDRESSES))
+  // A claim outlives any send and a dead holder's wait for BullMQ to run its job again.
+  const claims = createPushClaims(
+    connection,
+    config.REDIS_PREFIX,
+    2 * (config.PUSH_REQUEST_TIMEOUT_MS + config.PUSH_WORKER_LOCK_MS),
+  )
   const queues = {
     notifications: new Queue(config.PUSH_NOTIFICATIONS_QUEUE, { connection, prefix }),
     deliveries: new Queue(config.PUSH_DELIVERIES_QUEUE, { connection, prefix }),
     accountEvents: new Queue(config.PUSH_ACCOUNT_EVENTS_QUEUE, { connection, prefix }),
   }
 
-  async function fanOut(job: Job) {
-    if (job.name !== JOB_NAMES.notificationCreated) return
-    const event = parseOrFail(notificationCreated, job.data)
-    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
-    const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
-      isPushable(s, event),
+  /**
+   * Exponential from PUSH_RETRY_BASE_MS, but never sooner than the push service's Retry-After. A delivery job counts
+   * the fan-out's first attempt (`attemptsBefore`).
+   */
+  const backoffStrategy = (attemptsMade: number, _type?: string, err?: Error, job?: MinimalJob) =>
+    Math.max(
+      config.PUSH_RETRY_BASE_MS * 2 ** (attemptsMade + Number(job?.data?.attemptsBefore ?? 0) - 1),
+      err instanceof RetryablePushError ? err.retryAfterMs : 0,
     )
-    // Queueing is the one step, and a deterministic job id makes a repeat of it (a fan-out retried after a crash
-    // at any instruction) add nothing while the job exists. Deduplication past the job's life is the delivery's
-    // acknowledgement (`deliver`), so no crash between two steps can lose a push (issue #9, finding 3).
-    await queues.deliveries.addBulk(
-      subscriptions.map((s) => ({
-        name: DELIVERY_JOB_NAME,
-        data: { subscriptionId: String(s.id), event },
-        opts: {
-          jobId: deliveryJobId(event.notificationId, String(s.id)),
-          attempts: config.PUSH_DELIVERY_ATTEMPTS,
-          backoff: { type: 'push' },
-          removeOnComplete: COMPLETED_JOB_RETENTION,
-          removeOnFail: { age: 7 * 24 * 3600 },
-        },
-      })),
-    )
-  }
 
-  async function deliver(job: Job) {
-    const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
-    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
-    // Fresh data: the subscription may have gone or changed since the fan-out (Mastodon checks twice too).
-    const subscription = await findById(db, subscriptionId)
+  /**
+   * One push of `event` to `subscription` (re-read by a retry: it may have gone or changed since), once ever per
+   * `deliveryId`: a delivery the push service has accepted is recorded in Postgres before the job that made it
+   * completes, and one already recorded is not sent again; `holder` (the job) claims it while sending
+   * (delivery/claims.ts). A push service's failure worth retrying throws a
+   * RetryablePushError; one that will never succeed an UnrecoverableError; anything else (Postgres down) fails
+   * the job, to be run again.
+   */
+  async function push(
+    subscription: SubscriptionRow | undefined,
+    event: NotificationCreated,
+    deliveryId: string,
+    holder: string,
+  ) {
     if (!subscription || !isPushable(subscription, event)) return deliveries.inc({ outcome: 'skipped' })
     if (!isP256PublicKey(subscription.key_p256dh) || !isAuthSecret(subscription.key_auth)) {
-      await deleteById(db, subscriptionId)
+      await deleteById(db, String(subscription.id))
       return deliveries.inc({ outcome: 'invalid_subscription' })
     }
-    // One push per notification and subscription, ever: acknowledged deliveries are recorded in Postgres.
-    const deliveryId = String(job.id)
+    // Another job is sending this push right now (the same event published twice): it is that job's.
+    if (!(await claims.take(deliveryId, holder))) return deliveries.inc({ outcome: 'claimed_elsewhere' })
+    try {
+      await sendOnce(subscription, event, deliveryId)
+    } finally {
+      await claims.release(deliveryId, holder)
+    }
+  }
+
+  async function sendOnce(subscription: SubscriptionRow, event: NotificationCreated, deliveryId: string) {
     if (await wasAcknowledged(db, deliveryId)) return deliveries.inc({ outcome: 'already_sent' })
     let response
     try {
@@ -130,7 +140,7 @@ export async function createPushWorker(config: PushConfig) {
         throw new UnrecoverableError(err.message) // no retry: the address will not become public
       }
       deliveries.inc({ outcome: 'network_error' })
-      throw err
+      throw new RetryablePushError(0, 0, (err as Error).message)
     }
     const { status } = response
     if (status >= 200 && status < 300) {
@@ -141,7 +151,7 @@ export async function createPushWorker(config: PushConfig) {
     }
     if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
       // The push service says this subscription is gone or wrong (404, 410, 400, 403, 413…).
-      await deleteById(db, subscriptionId)
+      await deleteById(db, String(subscription.id))
       return deliveries.inc({ outcome: 'subscription_removed' })
     }
     deliveries.inc({ outcome: 'retry' })
@@ -152,18 +162,62 @@ export async function createPushWorker(config: PushConfig) {
     )
   }
 
+  /**
+   * A notification's pushes (docs/architecture.md, "Push delivery"): the first attempt of each is made here, with
+   * the subscriptions just read, and only one that must be tried again becomes a `push-deliveries` job (its id
+   * deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and finds
+   * what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).
+   */
+  async function fanOut(job: Job) {
+    if (job.name !== JOB_NAMES.notificationCreated) return
+    const event = parseOrFail(notificationCreated, job.data)
+    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
+    const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
+      isPushable(s, event),
+    )
+    const retries: { subscription: SubscriptionRow; deliveryId: string; err: RetryablePushError }[] = []
+    await Promise.all(
+      subscriptions.map(async (subscription) => {
+        const deliveryId = deliveryJobId(event.notificationId, String(subscription.id))
+        try {
+          await push(subscription, event, deliveryId, `fan-out ${job.id}`)
+        } catch (err) {
+          if (err instanceof UnrecoverableError)
+            return logger.warn({ err, deliveryId }, 'push refused for good')
+          if (!(err instanceof RetryablePushError)) throw err
+          retries.push({ subscription, deliveryId, err })
+        }
+      }),
+    )
+    if (config.PUSH_DELIVERY_ATTEMPTS < 2 || !retries.length) return
+    await queues.deliveries.addBulk(
+      retries.map(({ subscription, deliveryId, err }) => ({
+        name: DELIVERY_JOB_NAME,
+        data: { subscriptionId: String(subscription.id), event, attemptsBefore: 1 },
+        opts: {
+          jobId: deliveryId,
+          delay: backoffStrategy(1, 'push', err),
+          attempts: config.PUSH_DELIVERY_ATTEMPTS - 1,
+          backoff: { type: 'push' },
+          removeOnComplete: COMPLETED_JOB_RETENTION,
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      })),
+    )
+  }
+
+  /** A push tried again: the subscription is read afresh. */
+  async function deliver(job: Job) {
+    const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
+    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
+    await push(await findById(db, subscriptionId), event, String(job.id), `retry ${job.id}`)
+  }
+
   async function onAccountEvent(job: Job) {
     const event = parseOrFail(accountEvent, { event: job.name, ...job.data })
     if (event.event === 'token.revoked') await deleteByToken(db, event.tokenId)
     else await deleteByUser(db, event.userId)
   }
-
-  /** Exponential from PUSH_RETRY_BASE_MS, but never sooner than the push service's Retry-After. */
-  const backoffStrategy = (attemptsMade: number, _type?: string, err?: Error) =>
-    Math.max(
-      config.PUSH_RETRY_BASE_MS * 2 ** (attemptsMade - 1),
-      err instanceof RetryablePushError ? err.retryAfterMs : 0,
-    )
 
   const databaseDown = () =>
     db.raw('select 1').then(

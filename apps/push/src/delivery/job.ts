@@ -1,10 +1,14 @@
 import { z } from 'zod'
 import { notificationCreated } from '@roost/events'
 
-/** A `push-deliveries` job: one notification for one subscription. Internal to the push service. */
+/**
+ * A `push-deliveries` job: one notification for one subscription, to be tried again (the fan-out made the first
+ * attempt: `attemptsBefore`). Internal to the push service.
+ */
 export const deliveryJob = z.object({
   subscriptionId: z.string().regex(/^\d+$/),
   event: notificationCreated,
+  attemptsBefore: z.number().int().min(0).default(0),
 })
 export type DeliveryJob = z.infer<typeof deliveryJob>
 
@@ -18,13 +22,17 @@ export const DELIVERY_JOB_NAME = 'push.delivery'
 export const deliveryJobId = (notificationId: string, subscriptionId: string) =>
   `${notificationId}-${subscriptionId}`
 
-/** The push service answered something worth retrying (408, 429, 5xx, 3xx), maybe with a Retry-After. */
+/**
+ * The push service answered something worth retrying (408, 429, 5xx, 3xx), maybe with a Retry-After, or did not
+ * answer (`status` 0, `reason` says why).
+ */
 export class RetryablePushError extends Error {
   constructor(
     readonly status: number,
     readonly retryAfterMs: number,
+    reason?: string,
   ) {
-    super(`Push service answered ${status}`)
+    super(status ? `Push service answered ${status}` : `Push service did not answer: ${reason}`)
   }
 }
 
