@@ -69,7 +69,7 @@ it('fans one status out to 100,000 followers a page at a time: no query answers 
   }
   const feeds: Feeds = { db, store, activeDays: 7 }
 
-  await fanOut(feeds, statusId)
+  await fanOut(feeds, await db('statuses').where({ id: statusId }).first())
 
   // Every follower and the author were offered the status…
   expect(reached.size).toBe(FOLLOWERS + 1)

@@ -15,7 +15,8 @@ import {
   waitingOutOutages,
 } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
-import type { Consumer } from './activities/consumer'
+import { activityReads } from './activities/consumer'
+import type { ActivityReads, Consumer } from './activities/consumer'
 import { conversationsConsumer } from './activities/conversations'
 import { federationConsumer } from './activities/federation'
 import { feedsConsumer } from './activities/feeds'
@@ -122,8 +123,12 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     const a: Activity = parsed.data
     const stop = duration.startTimer({ event: a.event })
     try {
+      const reads = activityReads(db)
       for (const consumer of consumers)
-        await (consumer[a.event] as ((a: Activity) => Promise<void>) | undefined)?.(a)
+        await (consumer[a.event] as ((a: Activity, reads: ActivityReads) => Promise<void>) | undefined)?.(
+          a,
+          reads,
+        )
       handled.inc({ event: a.event, outcome: 'done' })
     } catch (err) {
       handled.inc({ event: a.event, outcome: 'failed' })

@@ -15,13 +15,10 @@ import type { Consumer } from './consumer'
  */
 export function conversationsConsumer(db: Knex, streaming?: StreamingPublisher): Consumer {
   return {
-    'status.created': async (a) => {
-      // Only a direct status joins a conversation: anything else is let go after one plain read, with no row lock
-      // and no commit to flush (docs/performance.md, "Write path").
-      const row: Pick<StatusRow, 'visibility'> | undefined = await db('statuses')
-        .where({ id: a.statusId })
-        .first('visibility')
-      if (row?.visibility !== 'direct') return
+    'status.created': async (a, reads) => {
+      // Only a direct status joins a conversation: anything else is let go without a row lock or a commit to flush
+      // (docs/performance.md, "Write path").
+      if ((await reads.status(a.statusId))?.visibility !== 'direct') return
       const changed = await db.transaction(async (trx) => {
         const status: StatusRow | undefined = await trx('statuses')
           .where({ id: a.statusId })

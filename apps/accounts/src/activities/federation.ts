@@ -35,7 +35,7 @@ import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
 import type { ReportRow } from '../domain/reports'
 import { actorUriOf, statusUri } from '../federation/uris'
-import type { Consumer } from './consumer'
+import type { ActivityReads, Consumer } from './consumer'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -81,6 +81,7 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
    * voters.
    */
   const sendNote = async (
+    reads: ActivityReads,
     statusId: string,
     accountId: string,
     kind: 'create' | 'update' | 'poll',
@@ -88,7 +89,7 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
   ) => {
     const author = await localAccount(accountId)
     if (!author) return
-    const status: StatusRow | undefined = await fed.db('statuses').where({ id: statusId }).first()
+    const status = await reads.status(statusId)
     if (!status || status.reblog_of_id) return
     const mentioned: string[] = await fed.db('mentions').where({ status_id: status.id }).pluck('account_id')
     // An edit also reaches those its earlier versions mentioned, as Mastodon keeps a removed mention (silent) in
@@ -133,8 +134,10 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
 
   return {
     // Posts across servers (docs/federation.md), as Mastodon's ActivityPub::DistributionWorker and its siblings.
-    'status.created': (a) => sendNote(a.statusId, a.accountId, 'create', `create-${a.statusId}`),
-    'status.updated': (a) => sendNote(a.statusId, a.accountId, 'update', `update-${a.statusId}-${a.editId}`),
+    'status.created': (a, reads) =>
+      sendNote(reads, a.statusId, a.accountId, 'create', `create-${a.statusId}`),
+    'status.updated': (a, reads) =>
+      sendNote(reads, a.statusId, a.accountId, 'update', `update-${a.statusId}-${a.editId}`),
     'status.deleted': async (a) => {
       const author = await localAccount(a.accountId)
       if (!author) return
@@ -213,10 +216,10 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
      * A vote in a local poll: its new counts go to the post's audience and voters. A local account's vote in a
      * remote poll: one Create per chosen option to the poll's author (Mastodon's VoteService).
      */
-    'poll.voted': async (a) => {
+    'poll.voted': async (a, reads) => {
       const shown = await localPollShown(a.pollId)
       if (shown)
-        return sendNote(shown.status_id, shown.account_id, 'poll', `poll-${a.pollId}-${a.voteIds[0]}`)
+        return sendNote(reads, shown.status_id, shown.account_id, 'poll', `poll-${a.pollId}-${a.voteIds[0]}`)
       const account = await localAccount(a.accountId)
       const poll: PollRow | undefined = account && (await fed.db('polls').where({ id: a.pollId }).first())
       const target = poll && (await statusWithAuthor(poll.status_id))
@@ -237,9 +240,9 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
         )
     },
     // A local poll ended: its final counts, `closed`, go out as after a vote.
-    'poll.ended': async (a) => {
+    'poll.ended': async (a, reads) => {
       const shown = await localPollShown(a.pollId, true)
-      if (shown) await sendNote(shown.status_id, shown.account_id, 'poll', `poll-ended-${a.pollId}`)
+      if (shown) await sendNote(reads, shown.status_id, shown.account_id, 'poll', `poll-ended-${a.pollId}`)
     },
     /**
      * A local profile changed (Mastodon's UpdateDistributionWorker): the actor, as served, in an Update to every

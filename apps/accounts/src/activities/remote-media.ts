@@ -5,7 +5,7 @@ import { domainPolicy } from '../federation/domain-blocks'
 import { storeAttachmentImage } from '../media/attachment'
 import type { MediaStore } from '../media/storage'
 import { imageType, removeImage } from '../media/storage'
-import type { Consumer } from './consumer'
+import type { ActivityReads, Consumer } from './consumer'
 
 interface RemoteAttachment {
   id: string
@@ -28,11 +28,12 @@ export function remoteMediaConsumer(
   store: MediaStore,
   logger: Logger,
 ): Consumer {
-  async function copyMedia({ statusId }: { statusId: string }) {
-    const status: { domain: string | null } | undefined = await db('statuses')
-      .join('accounts', 'accounts.id', 'statuses.account_id')
-      .where('statuses.id', statusId)
-      .first('accounts.domain')
+  async function copyMedia({ statusId }: { statusId: string }, reads: ActivityReads) {
+    const row = await reads.status(statusId)
+    if (!row?.uri) return // a local status (only another server's have a URI of their own)
+    const status: { domain: string | null } | undefined = await db('accounts')
+      .where({ id: row.account_id })
+      .first('domain')
     if (!status?.domain) return
     const linked: RemoteAttachment[] = await db('media_attachments')
       .where({ status_id: statusId, file: '' })

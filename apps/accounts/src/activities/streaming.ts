@@ -2,7 +2,6 @@ import type { Knex } from '@roost/db'
 import type { AnnouncementRow } from '../domain/announcements'
 import type { Urls } from '../entities/account'
 import { renderAnnouncements } from '../entities/announcement'
-import type { StatusRow } from '../entities/status'
 import type { StreamingPublisher } from '../streaming/publisher'
 import type { Consumer } from './consumer'
 
@@ -12,14 +11,13 @@ import type { Consumer } from './consumer'
  * (notifications.ts); this is the rest.
  */
 export function streamingConsumer(db: Knex, urls: Urls, streaming: StreamingPublisher): Consumer {
-  const status = (id: string): Promise<StatusRow | undefined> => db('statuses').where({ id }).first()
   return {
-    'status.created': async (a) => {
-      const row = await status(a.statusId)
+    'status.created': async (a, reads) => {
+      const row = await reads.status(a.statusId)
       if (row) await streaming.publicStatus(row, 'update')
     },
-    'status.updated': async (a) => {
-      const row = await status(a.statusId)
+    'status.updated': async (a, reads) => {
+      const row = await reads.status(a.statusId)
       if (row) await streaming.publicStatus(row, 'status.update')
     },
     'status.deleted': (a) => streaming.publicDelete(a),

@@ -14,13 +14,12 @@ import { home } from './store'
  */
 
 /**
- * A new status or reblog reaches its author's feed, the feeds of local followers active lately that the rules
+ * A new status or reblog (`undefined`: gone since) reaches its author's feed, the feeds of local followers active lately that the rules
  * admit (a direct message only the mentioned ones among them), the lists its author is in, and (public statuses)
  * the followers of its hashtags. `edit`: the status was edited, and the fan-out runs again (`place`): feeds that
  * hold it hear `status.update`, feeds the edited status now qualifies for take it.
  */
-export async function fanOut(f: Feeds, statusId: string, edit = false) {
-  const status: StatusRow | undefined = await f.db('statuses').where({ id: statusId }).first()
+export async function fanOut(f: Feeds, status: StatusRow | undefined, edit = false) {
   if (!status) return
   const author = await f.db('accounts').where({ id: status.account_id }).first('suspended_at')
   if (!author || author.suspended_at) return
@@ -71,4 +70,4 @@ export async function removeEverywhere(f: Feeds, authorId: string, item: FeedIte
  * followers' and lists', tag followers') hears `status.update`; the feeds themselves keep it. Feeds it did not
  * reach but now would (a followed hashtag added, a muted account's mention dropped) take it.
  */
-export const updated = (f: Feeds, statusId: string) => fanOut(f, statusId, true)
+export const updated = (f: Feeds, status: StatusRow | undefined) => fanOut(f, status, true)
