@@ -17,7 +17,9 @@ let b: Stack
 const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
-  b = await startStack({ env: { ...FEDERATED, POLL_MIN_EXPIRATION_SECONDS: '1' } })
+  b = await startStack({
+    env: { ...FEDERATED, POLL_MIN_EXPIRATION_SECONDS: '1', FEDERATION_POLL_UPDATE_DELAY_MS: '300' },
+  })
 }, 240_000)
 afterAll(async () => {
   await a?.stop()

@@ -150,6 +150,11 @@ export const accountsWorkerEnv = baseEnv.extend({
    * that a slow server holds a few of the workers' slots, not all of them.
    */
   FEDERATION_HOST_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  /**
+   * A local poll's new counts go to other servers at most this long after a vote, once for all the votes cast
+   * meanwhile, as Mastodon's DistributePollUpdateWorker (docs/federation.md, "Polls"). Tests lower it.
+   */
+  FEDERATION_POLL_UPDATE_DELAY_MS: z.coerce.number().int().min(0).default(180_000),
 })
 
 export type AccountsWorkerConfig = z.infer<typeof accountsWorkerEnv>

@@ -102,6 +102,24 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const inbox = new Queue(QUEUES.inbox, { connection, prefix })
   const deliver = createDeliver(federation, deliveries, config.FEDERATION_RETRY_BASE_MS)
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
+  const federationOut = federationConsumer(federation, deliver, async (pollId) => {
+    const delay = config.FEDERATION_POLL_UPDATE_DELAY_MS
+    const update: Timer = {
+      event: 'poll.distribute',
+      pollId,
+      runAt: new Date(Date.now() + delay).toISOString(),
+    }
+    // One pending per poll: the votes of the next few minutes find it and add nothing. Removed once run, so that
+    // the first vote after it asks for the next one.
+    await timers.add(update.event, update, {
+      jobId: `poll-update-${pollId}`,
+      delay,
+      attempts: 12,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    })
+  })
   const consumers: Consumer[] = [
     notificationsConsumer(db, urlsOf(config.PUBLIC_URL), streaming),
     conversationsConsumer(db, streaming),
@@ -112,7 +130,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       listener: streaming.feedListener,
     }),
     streamingConsumer(db, urlsOf(config.PUBLIC_URL), streaming),
-    federationConsumer(federation, deliver),
+    federationOut,
     // Last: a slow remote server delays nothing the others do.
     remoteMediaConsumer(db, federation, { config }, logger),
   ]
@@ -189,6 +207,10 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     'poll.expired': (t) => endPoll(db, urls, t.pollId, streaming),
     'scheduled_status.due': (t) =>
       publishScheduledStatus(db, logger, t.scheduledStatusId, config.POLL_MIN_EXPIRATION_SECONDS),
+    'poll.distribute': async (t) => {
+      await federationOut.distributePoll(t.pollId, `poll-${t.pollId}-${Date.parse(t.runAt)}`)
+      return undefined
+    },
   }
 
   async function runTimer(job: Job, token?: string) {

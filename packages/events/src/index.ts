@@ -183,6 +183,10 @@ export const timer = z.discriminatedUnion('event', [
   event('poll.expired', { pollId: id, runAt: z.iso.datetime() }),
   // A scheduled status's publication.
   event('scheduled_status.due', { scheduledStatusId: id, runAt: z.iso.datetime() }),
+  // A local poll's counts to other servers, once for the votes of a few minutes (docs/federation.md, "Polls").
+  // Added by the accounts worker itself, not through the outbox: a lost one is made up for by the next vote's or
+  // the poll's end.
+  event('poll.distribute', { pollId: id, runAt: z.iso.datetime() }),
 ])
 export type Timer = z.infer<typeof timer>
 

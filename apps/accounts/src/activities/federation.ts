@@ -35,6 +35,7 @@ import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
 import type { ReportRow } from '../domain/reports'
 import { actorUriOf, statusUri } from '../federation/uris'
+import { activityReads } from './consumer'
 import type { ActivityReads, Consumer } from './consumer'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
@@ -52,7 +53,12 @@ async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
  * RejectFollowService, BlockService and UnblockService do: each activity becomes one delivery job per inbox.
  * Changes that came from the peer's own activity (`fromPeer`) are not echoed back to it.
  */
-export function federationConsumer(fed: Federation, deliver: Deliver): Consumer {
+export function federationConsumer(
+  fed: Federation,
+  deliver: Deliver,
+  /** Asks for `distributePoll` of a local poll a few minutes from now, once however often it is asked meanwhile. */
+  pollUpdateSoon: (pollId: string) => Promise<void>,
+): Consumer & { distributePoll(pollId: string, key: string): Promise<void> } {
   const { urls } = fed
   /** The local and the remote account of a pair, in the order given, or undefined if it is not such a pair. */
   const pair = async (db: Knex, localId: string, remoteId: string) => {
@@ -133,6 +139,14 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
   }
 
   return {
+    /**
+     * A local poll's counts as they are now, to its audience and voters (Mastodon's DistributePollUpdateWorker),
+     * named `key` (one per distribution).
+     */
+    async distributePoll(pollId, key) {
+      const shown = await localPollShown(pollId)
+      if (shown) await sendNote(activityReads(fed.db), shown.status_id, shown.account_id, 'poll', key)
+    },
     // Posts across servers (docs/federation.md), as Mastodon's ActivityPub::DistributionWorker and its siblings.
     'status.created': (a, reads) =>
       sendNote(reads, a.statusId, a.accountId, 'create', `create-${a.statusId}`),
@@ -213,13 +227,12 @@ export function federationConsumer(fed: Federation, deliver: Deliver): Consumer 
       )
     },
     /**
-     * A vote in a local poll: its new counts go to the post's audience and voters. A local account's vote in a
-     * remote poll: one Create per chosen option to the poll's author (Mastodon's VoteService).
+     * A vote in a local poll: its new counts go to the post's audience and voters a few minutes later, with those of
+     * the votes cast meanwhile (`distributePoll`). A local account's vote in a remote poll: one Create per chosen
+     * option to the poll's author (Mastodon's VoteService).
      */
-    'poll.voted': async (a, reads) => {
-      const shown = await localPollShown(a.pollId)
-      if (shown)
-        return sendNote(reads, shown.status_id, shown.account_id, 'poll', `poll-${a.pollId}-${a.voteIds[0]}`)
+    'poll.voted': async (a) => {
+      if (await localPollShown(a.pollId)) return pollUpdateSoon(a.pollId)
       const account = await localAccount(a.accountId)
       const poll: PollRow | undefined = account && (await fed.db('polls').where({ id: a.pollId }).first())
       const target = poll && (await statusWithAuthor(poll.status_id))
