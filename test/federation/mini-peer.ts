@@ -42,6 +42,7 @@ export async function startMiniPeer() {
   const files = new Map<string, { type: string; body: Buffer }>()
   const fileRequests: string[] = []
   const received: Received[] = []
+  let notes = 0
   /** Answers of the inboxes, taken one per POST; empty: 202. `drop` closes the connection without answering. */
   const answers: (number | 'drop')[] = []
   let attempts = 0
@@ -176,6 +177,33 @@ export async function startMiniPeer() {
       return a
     },
     actorJson,
+    /**
+     * A public Note of `author`'s (answering `inReplyTo`), served at its id unless `served` is false, and at `page`
+     * (its `url`) when given.
+     */
+    note(
+      author: PeerActor,
+      text: string,
+      inReplyTo?: string,
+      options: { served?: boolean; page?: string } = {},
+    ) {
+      const n = ++notes
+      const object = {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: `${author.uri}/statuses/${n}`,
+        type: 'Note',
+        attributedTo: author.uri,
+        to: ['https://www.w3.org/ns/activitystreams#Public'],
+        cc: [`${author.uri}/followers`],
+        content: `<p>${text}</p>`,
+        published: new Date(Date.now() - 60_000 + n).toISOString(),
+        ...(inReplyTo ? { inReplyTo } : {}),
+        ...(options.page ? { url: options.page } : {}),
+      }
+      if (options.served !== false) objects.set(object.id, object)
+      if (options.page) objects.set(options.page, object)
+      return object
+    },
     /**
      * POSTs `activity` to `inbox`, signed by `signer` (with `overrides` to break the rules: another key, a date,
      * headers taken out or changed, another body than the one signed).

@@ -12,7 +12,6 @@ import type { MiniPeer, PeerActor } from './mini-peer'
  * for a remote status's URI or page URL with `resolve=true` fetches it, as Mastodon's ResolveURLService.
  */
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
 
 let stack: Stack
 let peer: MiniPeer
@@ -49,30 +48,6 @@ afterAll(async () => {
 })
 
 const db = () => stack.accounts.ctx.db
-let n = 0
-/** A public Note of `author`'s, served by the peer at its id (and at `page` when given) unless `served` is false. */
-function note(
-  author: PeerActor,
-  text: string,
-  inReplyTo?: string,
-  options: { served?: boolean; page?: string } = {},
-) {
-  const object = {
-    '@context': 'https://www.w3.org/ns/activitystreams',
-    id: `${author.uri}/statuses/${++n}`,
-    type: 'Note',
-    attributedTo: author.uri,
-    to: [PUBLIC],
-    cc: [`${author.uri}/followers`],
-    content: `<p>${text}</p>`,
-    published: new Date(Date.now() - 60_000 + n).toISOString(),
-    ...(inReplyTo ? { inReplyTo } : {}),
-    ...(options.page ? { url: options.page } : {}),
-  }
-  if (options.served !== false) peer.objects.set(object.id, object)
-  if (options.page) peer.objects.set(options.page, object)
-  return object
-}
 /** mallory's Create of `object`, handled. */
 async function create(object: { id: string; to: string[]; cc: string[] }) {
   const activity = {
@@ -92,9 +67,9 @@ async function create(object: { id: string; to: string[]; cc: string[] }) {
 const contentsOf = (statuses: { content: string }[]) => statuses.map((s) => s.content)
 
 it("fetches an incoming reply's unknown parent and grandparent, threading all three", async () => {
-  const root = note(carol, 'the root')
-  const middle = note(carol, 'the middle', root.id)
-  const reply = note(mallory, 'the reply', middle.id, { served: false })
+  const root = peer.note(carol, 'the root')
+  const middle = peer.note(carol, 'the middle', root.id)
+  const reply = peer.note(mallory, 'the reply', middle.id, { served: false })
   const row = await create(reply)
   const context = (await bob.get(`/api/v1/statuses/${row.id}/context`).expect(200)).body
   expect(contentsOf(context.ancestors)).toEqual(['<p>the root</p>', '<p>the middle</p>'])
@@ -114,11 +89,11 @@ it(`fetches at most ${MAX_ANCESTORS_FETCHED} unknown ancestors`, async () => {
   let above: string | undefined
   const chain: string[] = []
   for (let i = 0; i < MAX_ANCESTORS_FETCHED + 2; i++) {
-    const object = note(carol, `link ${i}`, above)
+    const object = peer.note(carol, `link ${i}`, above)
     chain.push(object.id)
     above = object.id
   }
-  const row = await create(note(mallory, 'at the end of a long chain', above, { served: false }))
+  const row = await create(peer.note(mallory, 'at the end of a long chain', above, { served: false }))
   const context = (await bob.get(`/api/v1/statuses/${row.id}/context`).expect(200)).body
   expect(context.ancestors).toHaveLength(MAX_ANCESTORS_FETCHED)
   expect(await db()('statuses').whereIn('uri', chain).count('* as n')).toEqual([
@@ -128,7 +103,7 @@ it(`fetches at most ${MAX_ANCESTORS_FETCHED} unknown ancestors`, async () => {
 
 it('stores a reply whose parent cannot be fetched, without a parent', async () => {
   const row = await create(
-    note(mallory, 'answering the void', `${carol.uri}/statuses/gone`, { served: false }),
+    peer.note(mallory, 'answering the void', `${carol.uri}/statuses/gone`, { served: false }),
   )
   expect(row.in_reply_to_id).toBeNull()
   expect((await bob.get(`/api/v1/statuses/${row.id}`).expect(200)).body.in_reply_to_id).toBeNull()
@@ -140,7 +115,7 @@ it('search with resolve=true fetches a remote status by its URI, or by the URL o
       .get(`/api/v2/search?type=statuses&q=${encodeURIComponent(q)}${resolve ? '&resolve=true' : ''}`)
       .expect(200)
 
-  const byUri = note(carol, 'find me by my id')
+  const byUri = peer.note(carol, 'find me by my id')
   expect((await search(byUri.id, false)).body.statuses).toEqual([])
   expect(await db()('statuses').where({ uri: byUri.id }).first()).toBeUndefined()
   const found = (await search(byUri.id, true)).body.statuses
@@ -156,7 +131,7 @@ it('search with resolve=true fetches a remote status by its URI, or by the URL o
   ])
 
   const page = `${peer.base}/@carol/page-of-a-note`
-  const byPage = note(carol, 'find me by my page', undefined, { page })
+  const byPage = peer.note(carol, 'find me by my page', undefined, { page })
   const viaPage = (await search(page, true)).body.statuses
   expect(viaPage).toHaveLength(1)
   expect(viaPage[0]).toMatchObject({ uri: byPage.id, url: page })
@@ -165,7 +140,7 @@ it('search with resolve=true fetches a remote status by its URI, or by the URL o
   // A URL that is not a status, or a document claiming another host's id: nothing.
   expect((await search(`${peer.base}/nothing-here`, true)).body.statuses).toEqual([])
   const forged = {
-    ...note(carol, 'forged', undefined, { served: false }),
+    ...peer.note(carol, 'forged', undefined, { served: false }),
     id: 'http://elsewhere.example/statuses/1',
   }
   peer.objects.set(`${peer.base}/forged`, forged)
@@ -174,7 +149,7 @@ it('search with resolve=true fetches a remote status by its URI, or by the URL o
 })
 
 it('refuses resolve=true without a token (401) and fetches nothing', async () => {
-  const object = note(carol, 'not for strangers')
+  const object = peer.note(carol, 'not for strangers')
   const res = await stack
     .api()
     .get(`/api/v2/search?q=${encodeURIComponent(object.id)}&resolve=true`)

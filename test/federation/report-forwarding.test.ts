@@ -13,7 +13,6 @@ import type { MiniPeer, PeerActor, Received } from './mini-peer'
  * (Incoming Flags: test/federation/inbox.test.ts.)
  */
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
 
 let stack: Stack
 let trolls: MiniPeer // the reported account's server
@@ -34,24 +33,6 @@ afterAll(async () => {
   await trolls?.stop()
   await others?.stop()
 })
-
-let n = 0
-/** A public Note served by its author's server. */
-function note(peer: MiniPeer, author: PeerActor, text: string, inReplyTo?: string) {
-  const object = {
-    '@context': 'https://www.w3.org/ns/activitystreams',
-    id: `${author.uri}/statuses/${++n}`,
-    type: 'Note',
-    attributedTo: author.uri,
-    to: [PUBLIC],
-    cc: [`${author.uri}/followers`],
-    content: `<p>${text}</p>`,
-    published: new Date(Date.now() - 60_000 + n).toISOString(),
-    ...(inReplyTo ? { inReplyTo } : {}),
-  }
-  peer.objects.set(object.id, object)
-  return object
-}
 
 /** The status Roost keeps for a remote Note, fetched through a search as a client would. */
 async function resolve(uri: string): Promise<{ id: string; account: { id: string } }> {
@@ -82,8 +63,8 @@ async function signedByInstanceActor(received: Received) {
 }
 
 it("a forwarded report reaches the target's server and the replied-to account's server, from the instance actor", async () => {
-  const parent = note(others, carol, 'an ordinary post')
-  const reply = note(trolls, troll, 'a rude reply', parent.id)
+  const parent = others.note(carol, 'an ordinary post')
+  const reply = trolls.note(troll, 'a rude reply', parent.id)
   const status = await resolve(reply.id)
   // The reply's parent was fetched: the reported post replied to carol.
   await eventually(async () =>
@@ -132,7 +113,7 @@ it("a forwarded report reaches the target's server and the replied-to account's 
 })
 
 it('a report without forward, or on a local account, stays here; a domain that is not one is a 422', async () => {
-  const post = note(trolls, troll, 'another post')
+  const post = trolls.note(troll, 'another post')
   const status = await resolve(post.id)
   const kept = await alice
     .post('/api/v1/reports', { account_id: status.account.id, status_ids: [status.id], comment: 'kept' })
