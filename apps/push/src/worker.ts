@@ -176,7 +176,9 @@ export async function createPushWorker(config: PushConfig) {
       isPushable(s, event),
     )
     const retries: { subscription: SubscriptionRow; deliveryId: string; err: RetryablePushError }[] = []
-    await Promise.all(
+    // Every push settles before the job does: one that failed for another reason than the push service (Postgres
+    // down) fails the job once the others are done, and the job's next run sends what is not acknowledged.
+    const settled = await Promise.allSettled(
       subscriptions.map(async (subscription) => {
         const deliveryId = deliveryJobId(event.notificationId, String(subscription.id))
         try {
@@ -189,6 +191,8 @@ export async function createPushWorker(config: PushConfig) {
         }
       }),
     )
+    const failed = settled.find((r) => r.status === 'rejected')
+    if (failed) throw failed.reason
     if (config.PUSH_DELIVERY_ATTEMPTS < 2 || !retries.length) return
     await queues.deliveries.addBulk(
       retries.map(({ subscription, deliveryId, err }) => ({
