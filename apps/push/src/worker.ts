@@ -105,9 +105,8 @@ export async function createPushWorker(config: PushConfig) {
    * One push of `event` to `subscription` (re-read by a retry: it may have gone or changed since), once ever per
    * `deliveryId`: a delivery the push service has accepted is recorded in Postgres before the job that made it
    * completes, and one already recorded is not sent again; `holder` (the job) claims it while sending
-   * (delivery/claims.ts). A push service's failure worth retrying throws a
-   * RetryablePushError; one that will never succeed an UnrecoverableError; anything else (Postgres down) fails
-   * the job, to be run again.
+   * (delivery/claims.ts). A push service's failure worth retrying throws a RetryablePushError; one that will never
+   * succeed an UnrecoverableError; anything else (Postgres down) fails the job, to be run again.
    */
   async function push(
     subscription: SubscriptionRow | undefined,
@@ -163,7 +162,7 @@ export async function createPushWorker(config: PushConfig) {
   }
 
   /**
-   * A notification's pushes (docs/architecture.md, "Push delivery"): the first attempt of each is made here, with
+   * A notification's pushes (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is made here, with
    * the subscriptions just read, and only one that must be tried again becomes a `push-deliveries` job (its id
    * deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and finds
    * what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).

@@ -4,8 +4,8 @@ import type { StatusRow } from '../entities/status'
 
 /**
  * The rows an activity names, read when the worker handles it and shared by its consumers: a status read once
- * instead of once per consumer (docs/activities.md, "The accounts worker"). A consumer that must hold a row while it works
- * still locks it in its own transaction.
+ * instead of once per consumer (docs/activities.md, "The accounts worker"). A consumer that must hold a row while
+ * it works still locks it in its own transaction.
  */
 export interface ActivityReads {
   status(id: string): Promise<StatusRow | undefined>

@@ -33,13 +33,13 @@ export interface NewReport {
 }
 
 /** At most this many `forward_to_domains`. */
-export const MAX_FORWARD_DOMAINS = 100
+const MAX_FORWARD_DOMAINS = 100
 
 /**
  * A domain as an account's `domain` holds it (lower case, with a port when not the default one), or undefined when
  * `value` is not one.
  */
-export function accountDomain(value: string): string | undefined {
+function accountDomain(value: string): string | undefined {
   const [, host, port] = /^(.*?)(:\d{1,5})?$/.exec(value.trim())!
   const normalised = normaliseDomain(host!)
   return normalised && normalised + (port ?? '')

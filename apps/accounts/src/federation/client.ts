@@ -101,6 +101,15 @@ export function createFederation(options: {
     }
   }
 
+  /** The key that signs as `accountId`, a local account, or as the instance actor (null). */
+  async function signer(accountId: string | null) {
+    if (accountId === null)
+      return { keyId: `${instanceActorUri(urls)}#main-key`, keys: await instanceKeyPair(db) }
+    const account = await db('accounts').where({ id: accountId }).whereNull('domain').first('username')
+    if (!account) throw new FetchError(`no local account ${accountId} to sign with`)
+    return { keyId: `${actorUri(urls, account.username)}#main-key`, keys: await localKeyPair(db, accountId) }
+  }
+
   return {
     db,
     urls,
@@ -110,13 +119,8 @@ export function createFederation(options: {
     logger,
     async fetchJson(url) {
       const target = new URL(url)
-      const keys = await instanceKeyPair(db)
-      const signed = signRequest({
-        method: 'GET',
-        url: target,
-        keyId: `${instanceActorUri(urls)}#main-key`,
-        privateKey: keys.privateKey,
-      })
+      const { keyId, keys } = await signer(null)
+      const signed = signRequest({ method: 'GET', url: target, keyId, privateKey: keys.privateKey })
       return readJson(url, await send('GET', target, { Accept: ACCEPT, ...signed }))
     },
     async fetchPlainJson(url) {
@@ -130,22 +134,8 @@ export function createFederation(options: {
     },
     async post(inbox, body, accountId) {
       const target = new URL(inbox)
-      let signer = { keyId: `${instanceActorUri(urls)}#main-key`, keys: () => instanceKeyPair(db) }
-      if (accountId !== null) {
-        const account = await db('accounts').where({ id: accountId }).whereNull('domain').first('username')
-        if (!account) throw new FetchError(`no local account ${accountId} to sign with`)
-        signer = {
-          keyId: `${actorUri(urls, account.username)}#main-key`,
-          keys: () => localKeyPair(db, accountId),
-        }
-      }
-      const signed = signRequest({
-        method: 'POST',
-        url: target,
-        body,
-        keyId: signer.keyId,
-        privateKey: (await signer.keys()).privateKey,
-      })
+      const { keyId, keys } = await signer(accountId)
+      const signed = signRequest({ method: 'POST', url: target, body, keyId, privateKey: keys.privateKey })
       return send('POST', target, { 'Content-Type': 'application/activity+json', ...signed }, body)
     },
     close: () => {
