@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
+import { installDebianPackage } from './apt'
 
 /** Answers when a Postgres server takes connections at `url` (any database on it: ours may not exist yet). */
 export async function postgresAnswers(url: string): Promise<boolean> {
@@ -39,8 +40,15 @@ const withDatabase = (url: string, database: string) => {
   return u.toString()
 }
 
-/** initdb, pg_ctl: on PATH (Debian links them there in some images) or under /usr/lib/postgresql/<major>/bin. */
+/**
+ * initdb, pg_ctl: on PATH (Debian links them there in some images) or under /usr/lib/postgresql/<major>/bin;
+ * Debian's package is installed when they are missing and we may (root with apt-get).
+ */
 export function findBinaries(): string | undefined {
+  return installedBinaries() ?? (installDebianPackage('postgresql') ? installedBinaries() : undefined)
+}
+
+function installedBinaries(): string | undefined {
   const onPath = spawnSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' }).stdout.trim()
   if (onPath && existsSync(path.join(path.dirname(onPath), 'initdb'))) return path.dirname(onPath)
   const root = '/usr/lib/postgresql'
@@ -62,7 +70,7 @@ export function startEmbeddedPostgres(dir: string, port: number, extraOptions = 
   const bin = findBinaries()
   if (!bin)
     throw new Error(
-      'No PostgreSQL server here. Install one (Debian: apt-get install postgresql) or set DATABASE_URL to a running server.',
+      'No PostgreSQL server here. Install one (Debian/Ubuntu: sudo apt-get install postgresql; macOS: brew install postgresql) or set DATABASE_URL to a running server.',
     )
   const run = (command: string, args: string[]) => {
     const [file, argv] = isRoot()

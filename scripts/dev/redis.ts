@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { Redis } from 'ioredis'
+import { installDebianPackage, which } from './apt'
 
 /** Answers when a Redis server replies to PING at `url`. */
 export async function redisAnswers(url: string): Promise<boolean> {
@@ -21,21 +22,11 @@ export async function redisAnswers(url: string): Promise<boolean> {
   }
 }
 
-const which = (command: string) =>
-  spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).stdout.trim() || undefined
-
 /** The `redis-server` binary; installs Debian's package when it is missing and we may (root with apt-get). */
 export function findRedisServer(): string {
-  const found = which('redis-server')
+  const found =
+    which('redis-server') ?? (installDebianPackage('redis-server') ? which('redis-server') : undefined)
   if (found) return found
-  if (process.getuid?.() === 0 && which('apt-get')) {
-    console.log("redis-server is missing: installing Debian's redis-server package…")
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env })
-    spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'inherit', env })
-    const installed = which('redis-server')
-    if (installed) return installed
-  }
   throw new Error(
     'No Redis here. Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) or set REDIS_URL to a running server.',
   )
