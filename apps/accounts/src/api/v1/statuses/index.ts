@@ -71,7 +71,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
   }
   const urls = urlsOf(ctx.config.PUBLIC_URL)
 
-  let created: CreatedStatus | undefined
+  let created: { status: CreatedStatus['status']; entity: unknown } | undefined
   let scheduled: ScheduledStatusRow | undefined
   const create = async () => {
     // Remote mentions are resolved now, a scheduled status's too (docs/federation.md, "Mentions of remote accounts").
@@ -91,7 +91,16 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
       )
       return `${SCHEDULED}${scheduled.id}`
     }
-    created = await ctx.db.transaction((trx) => createStatus(trx, account, input))
+    // Rendered before the commit: an answer that fails (Postgres gone) is a status that was not stored, never a 503
+    // for a stored one that a client would post again.
+    created = await ctx.db.transaction(async (trx) => {
+      const made = await createStatus(trx, account, input)
+      const facts = { ...made.facts, application: application ?? null }
+      return {
+        status: made.status,
+        entity: await renderStatus(trx, urls, made.status, account.id, false, facts),
+      }
+    })
     return created.status.id
   }
   // A repeat of the same Idempotency-Key within an hour answers with what the first request made.
@@ -110,8 +119,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     return
   }
   if (created) {
-    const facts = { ...created.facts, application: application ?? null }
-    res.json(await renderStatus(ctx.db, urls, created.status, account.id, false, facts))
+    res.json(created.entity)
     return
   }
   res.json(await renderStatus(ctx.db, urls, await findVisibleStatus(ctx.db, id, account.id), account.id))
