@@ -41,7 +41,8 @@ COPY --from=build /app/packages/testing/package.json packages/testing/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production BIND_HOST=0.0.0.0
+# The heap limits scripts/start.ts gives each process (docs/performance.md, "Memory"); a pod's own NODE_OPTIONS wins.
+ENV NODE_ENV=production BIND_HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4"
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules node_modules
 COPY --from=build --chown=root:root /app/package.json ./

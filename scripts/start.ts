@@ -42,6 +42,14 @@ let stopping: Promise<void> | undefined
 let processesFile: string | undefined
 const pids: Record<string, number> = {}
 
+/**
+ * The V8 heap of every process, as in the image (Dockerfile): with no limit set, V8 sizes the heap from the
+ * machine's memory and lets garbage pile up to hundreds of MB before collecting it; with a limit the same load
+ * stays near its live data (docs/performance.md, "Memory"). NODE_OPTIONS from the environment comes after, so an
+ * operator's own limits win.
+ */
+const HEAP_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4'
+
 /** The bundle `npm run build` makes of an entry point: apps/<app>/src/x.ts → apps/<app>/dist/x.js. */
 const bundleOf = (entry: string) => entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js')
 
@@ -159,7 +167,7 @@ async function main() {
     const args = [...nodeArgs, ...(DEV ? ['--import', 'tsx', app.entry] : [bundleOf(app.entry)])]
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      env,
+      env: { ...env, NODE_OPTIONS: `${HEAP_OPTIONS} ${env.NODE_OPTIONS ?? ''}`.trim() },
       stdio: ['ignore', 'inherit', 'inherit'],
       detached: true, // its own process group: Ctrl-C reaches it only through our orderly shutdown
     })

@@ -52,6 +52,13 @@ describe('X-Request-Id', () => {
     expect(seen.every((s) => s.id === id)).toBe(true)
   })
 
+  it('is logged with the request, never with the access_token of its query string', async () => {
+    await stack.api().get('/oauth/jwks?access_token=not-for-the-logs&third').expect(200)
+    const seen = await loggedRequestIds('/oauth/jwks?access_token=[redacted]&third', 2)
+    expect(seen.map((s) => s.service).sort()).toEqual(['accounts', 'gateway'])
+    expect(readFileSync(logFile, 'utf8')).not.toContain('not-for-the-logs')
+  })
+
   it('is replaced when it is not a plausible id (no log injection)', async () => {
     const res = await stack.api().get('/oauth/jwks').set('X-Request-Id', 'bad id with spaces').expect(200)
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)

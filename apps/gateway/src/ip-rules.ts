@@ -8,9 +8,10 @@ import { addressSet, contains, parseCidr } from './client-address'
 /** How stale the gateway's copy of the rules may be: a new or deleted rule takes effect within this time. */
 export const IP_RULES_MAX_AGE_MS = 1000
 
+/** Undefined where no rule has the severity, the usual case: no address is parsed for an empty list. */
 interface Matchers {
-  noAccess: net.BlockList
-  signUpBlock: net.BlockList
+  noAccess?: net.BlockList
+  signUpBlock?: net.BlockList
 }
 
 /**
@@ -44,18 +45,22 @@ export function createIpRules(redis: Redis, prefix: string, logger: Logger) {
 
   return {
     /** `no_access`: the address may not use the server at all. */
-    isDenied: async (address: string) => contains((await current()).noAccess, address),
+    isDenied: async (address: string) => has((await current()).noAccess, address),
     /** `sign_up_block` (or `no_access`): the address may not sign up. */
     isSignUpBlocked: async (address: string) => {
       const m = await current()
-      return contains(m.signUpBlock, address) || contains(m.noAccess, address)
+      return has(m.signUpBlock, address) || has(m.noAccess, address)
     },
   }
 }
 
+const has = (set: net.BlockList | undefined, address: string) => !!set && contains(set, address)
+
 function build(rules: PublishedIpRule[], now: number): Matchers {
   const active = rules.filter((r) => (!r.expiresAt || Date.parse(r.expiresAt) > now) && parseCidr(r.ip))
-  const of = (severity: PublishedIpRule['severity']) =>
-    addressSet(active.filter((r) => r.severity === severity).map((r) => r.ip))
+  const of = (severity: PublishedIpRule['severity']) => {
+    const cidrs = active.filter((r) => r.severity === severity).map((r) => r.ip)
+    return cidrs.length ? addressSet(cidrs) : undefined
+  }
   return { noAccess: of('no_access'), signUpBlock: of('sign_up_block') }
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import express from 'express'
 import qs from 'qs'
 import type { ErrorRequestHandler, Express } from 'express'
-import { pinoHttp } from 'pino-http'
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { HttpError, isUnavailable, notFound, serviceUnavailable } from './errors'
 import type { Logger } from './logger'
@@ -37,6 +36,7 @@ export function createApp({ logger, metrics, readiness, serveMetrics = true }: A
   // items into an object, so `?id[]=` with 21 ids would read as a malformed parameter instead of "too many ids".
   app.set('query parser', (query: string) => qs.parse(query, { arrayLimit: 1000 }))
   app.set('trust proxy', false)
+  app.locals.logger = logger // the error handler's, for the 5xx it logs
 
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
@@ -51,21 +51,15 @@ export function createApp({ logger, metrics, readiness, serveMetrics = true }: A
     const id = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID()
     req.headers[REQUEST_ID_HEADER] = id
     res.setHeader('X-Request-Id', id)
-    const stop = duration.startTimer()
+    const started = performance.now()
     res.on('finish', () => {
+      const seconds = (performance.now() - started) / 1000
       const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched'
-      stop({ method: req.method, route, status: String(res.statusCode) })
+      duration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds)
+      logRequest(logger, req, res.statusCode, seconds)
     })
     next()
   })
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => req.headers[REQUEST_ID_HEADER] as string,
-      autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') || req.url === '/metrics' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  )
 
   mountHealth(app, readiness)
   if (serveMetrics) mountMetrics(app, metrics)
@@ -120,10 +114,37 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
+/**
+ * One line per answered request, at `info` (`error` for a 5xx); health checks and /metrics are not logged. The
+ * line is built only when its level is on: at LOG_LEVEL=warn a request costs no logging at all (docs/operations.md).
+ * An `access_token` in the query string (streaming URLs carry one) never reaches the log.
+ */
+function logRequest(logger: Logger, req: express.Request, status: number, seconds: number) {
+  const level = status >= 500 ? 'error' : 'info'
+  if (!logger.isLevelEnabled(level) || req.url.startsWith('/health') || req.url === '/metrics') return
+  // The shape pino-http gave these lines, which log pipelines may already parse.
+  logger[level](
+    {
+      req: {
+        id: req.headers[REQUEST_ID_HEADER],
+        method: req.method,
+        url: req.originalUrl.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]'),
+      },
+      res: { statusCode: status },
+      responseTime: Math.round(seconds * 1000),
+    },
+    'request completed',
+  )
+}
+
 const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return res.end()
   const error = toHttpError(err)
-  if (error.status >= 500) req.log?.error({ err }, 'request failed')
+  if (error.status >= 500)
+    (req.app.locals.logger as Logger | undefined)?.error(
+      { err, reqId: req.headers[REQUEST_ID_HEADER] },
+      'request failed',
+    )
   res.set('Cache-Control', 'no-store')
   res.set(error.headers)
   res.status(error.status).json({ error: error.message, ...error.body })
