@@ -2,7 +2,6 @@ import http, { STATUS_CODES } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { Router } from 'express'
 import type { Request, RequestHandler } from 'express'
 import { createRemoteJWKSet } from 'jose'
 import { Redis } from 'ioredis'
@@ -16,7 +15,7 @@ import {
   RevocationList,
   signClientAddress,
 } from '@roost/auth'
-import { bySpecificity, findRoute, openApiDocument, ROUTES, STREAMING_WEBSOCKET_PATH } from '@roost/routes'
+import { findRoute, openApiDocument, ROUTES, STREAMING_WEBSOCKET_PATH } from '@roost/routes'
 import type { Upstream } from '@roost/routes'
 import {
   createApp,
@@ -37,6 +36,7 @@ import { createIpRules } from './ip-rules'
 import { mountBullBoard } from './bull-board'
 import { createProxy } from './proxy'
 import { createRateLimiter, rateLimitHeaders } from './rate-limit'
+import { createRouteIndex, runHandlers } from './route-index'
 
 /**
  * The gateway: the only public entry. Every request: client address and `no_access` IP rules; then, for each
@@ -89,46 +89,52 @@ export async function createGateway(config: GatewayConfig) {
   const board = mountBullBoard(app, { config, verify, logger }) // before the route table: not a public API route
   const openApi = openApiDocument(config.PUBLIC_URL)
   const own: Record<string, RequestHandler> = { '/api/openapi.json': (_req, res) => res.json(openApi) }
-  const router = Router()
-  for (const route of [...ROUTES].sort(bySpecificity)) {
-    const families = rateLimiter.familiesFor(route)
-    // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
-    // with bad tokens still spend the address's budget; the token is verified once and kept on `req`.
-    //
-    // The revocation check and the rate limit count are one Redis round trip, not two in a row (docs/performance.md,
-    // "Gateway"): the count starts with the token whose signature is good (checked in memory, cached) while its
-    // revocation is being checked; when the verdict then refuses that token (revoked, outside its scopes), the
-    // request is counted again as a request without a valid token, by its address, as it always was.
-    const guard: RequestHandler = async (req, res, next) => {
-      const address = req.headers[CLIENT_ADDRESS_HEADER] as string
-      const raw = families.length ? presentedToken(route, req) : undefined
-      const signed = raw ? await verify.signatureOnly(raw).catch(() => undefined) : undefined
-      const settle = <T>(p: Promise<T>) =>
-        p.then(
-          (value) => ({ value, error: undefined }),
-          (error: unknown) => ({ value: undefined, error }),
-        )
-      const [verdict, counted] = await Promise.all([
-        settle(authenticate(route, req, verify)),
-        settle(rateLimiter.hit(families, { address, token: signed })),
-      ])
-      req.token = verdict.value
-      const limited =
-        signed && verdict.value?.tokenId !== signed.tokenId
-          ? await settle(rateLimiter.hit(families, { address, token: verdict.value }))
-          : counted
-      if (limited.error) throw limited.error
-      if (limited.value) res.set(rateLimitHeaders(limited.value))
-      if (verdict.error) throw verdict.error
-      // Mastodon checks sign_up_block in the sign-up controller, after the token.
-      if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
-      next()
-    }
-    const answer = route.upstream === 'gateway' ? own[route.path] : upstreams[route.upstream].middleware
-    if (!answer) throw new Error(`The gateway has no handler for its route ${route.method} ${route.path}`)
-    router[route.method.toLowerCase() as 'get'](route.path, bodyLimit(route, config), guard, answer)
-  }
-  app.use(router)
+  const routeOf = createRouteIndex(
+    ROUTES.map((route) => {
+      const families = rateLimiter.familiesFor(route)
+      // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
+      // with bad tokens still spend the address's budget; the token is verified once and kept on `req`.
+      //
+      // The revocation check and the rate limit count are one Redis round trip, not two in a row (docs/performance.md,
+      // "Gateway"): the count starts with the token whose signature is good (checked in memory, cached) while its
+      // revocation is being checked; when the verdict then refuses that token (revoked, outside its scopes), the
+      // request is counted again as a request without a valid token, by its address, as it always was.
+      const guard: RequestHandler = async (req, res, next) => {
+        const address = req.headers[CLIENT_ADDRESS_HEADER] as string
+        const raw = families.length ? presentedToken(route, req) : undefined
+        const signed = raw ? await verify.signatureOnly(raw).catch(() => undefined) : undefined
+        const settle = <T>(p: Promise<T>) =>
+          p.then(
+            (value) => ({ value, error: undefined }),
+            (error: unknown) => ({ value: undefined, error }),
+          )
+        const [verdict, counted] = await Promise.all([
+          settle(authenticate(route, req, verify)),
+          settle(rateLimiter.hit(families, { address, token: signed })),
+        ])
+        req.token = verdict.value
+        const limited =
+          signed && verdict.value?.tokenId !== signed.tokenId
+            ? await settle(rateLimiter.hit(families, { address, token: verdict.value }))
+            : counted
+        if (limited.error) throw limited.error
+        if (limited.value) res.set(rateLimitHeaders(limited.value))
+        if (verdict.error) throw verdict.error
+        // Mastodon checks sign_up_block in the sign-up controller, after the token.
+        if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
+        next()
+      }
+      const answer = route.upstream === 'gateway' ? own[route.path] : upstreams[route.upstream].middleware
+      if (!answer) throw new Error(`The gateway has no handler for its route ${route.method} ${route.path}`)
+      return { route, value: [bodyLimit(route, config), guard, answer] }
+    }),
+  )
+  app.use((req, res, next) => {
+    const found = routeOf(req.method, req.path)
+    if (!found) return next()
+    req.route = found.route // what express sets: the request metrics' route label (packages/service/src/app.ts)
+    runHandlers(found.value, req, res, next)
+  })
   finishApp(app)
 
   const webSocketRoute = findRoute('GET', STREAMING_WEBSOCKET_PATH)!

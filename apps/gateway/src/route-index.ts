@@ -1,0 +1,75 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { match } from 'path-to-regexp'
+import { bySpecificity } from '@roost/routes'
+import type { Route } from '@roost/routes'
+
+/** How many leading literal segments name a bucket: `/api/v1/accounts`. */
+const DEPTH = 3
+
+const literalPrefix = (path: string) => {
+  const segments = path
+    .toLowerCase()
+    .split('/')
+    .slice(1, DEPTH + 1)
+  const end = segments.findIndex((s) => /[:*{}()\\]/.test(s))
+  return `/${(end === -1 ? segments : segments.slice(0, end)).join('/')}`
+}
+
+/**
+ * Finds a request's route in the table without trying every route in turn, as an express Router does: its
+ * layer-by-layer walk over 220 routes cost the gateway as much CPU per request as pino-http did
+ * (docs/performance.md, "Gateway"). Routes sit in buckets by method and leading literal segments (at most
+ * three: `/api/v1/accounts`); a request looks in the buckets of its own path's prefixes, longest first, and in each
+ * tries the routes most specific first (bySpecificity). That is the route express would have found: a route of a
+ * longer literal prefix is more specific than one whose segment at that place is a parameter. Matching is the
+ * Router's: case-insensitive, a trailing slash allowed, on the raw path (nothing is decoded; the service does that).
+ */
+export function createRouteIndex<T>(entries: readonly { route: Route; value: T }[]) {
+  const buckets = new Map<string, { route: Route; value: T; matches: (path: string) => unknown }[]>()
+  for (const { route, value } of [...entries].sort((a, b) => bySpecificity(a.route, b.route))) {
+    const key = `${route.method} ${literalPrefix(route.path)}`
+    const matches = match(route.path.replace(/\/+$/, '') || '/', {
+      sensitive: false,
+      end: true,
+      trailing: true,
+      decode: false,
+    })
+    buckets.set(key, [...(buckets.get(key) ?? []), { route, value, matches }])
+  }
+  return (method: string, path: string): { route: Route; value: T } | undefined => {
+    // A HEAD request is answered by the GET route, as express does.
+    const verb = method === 'HEAD' ? 'GET' : method
+    const segments = path.toLowerCase().split('/')
+    for (let n = Math.min(DEPTH, segments.length - 1); n >= 0; n--) {
+      const prefix = n === 0 ? '/' : segments.slice(0, n + 1).join('/')
+      for (const candidate of buckets.get(`${verb} ${prefix}`) ?? [])
+        if (candidate.matches(path)) return candidate
+    }
+    return undefined
+  }
+}
+
+/**
+ * Runs a route's handlers in order, as express runs a route's: each calls `next` to go on; an error passed to
+ * `next`, thrown, or rejected by a handler's promise goes to `done` (the error handler), and so does the end.
+ */
+export function runHandlers(
+  handlers: readonly RequestHandler[],
+  req: Request,
+  res: Response,
+  done: NextFunction,
+) {
+  let i = 0
+  const next: NextFunction = (err?: unknown) => {
+    if (err !== undefined) return done(err)
+    const handler = handlers[i++]
+    if (!handler) return done()
+    try {
+      const result: unknown = handler(req, res, next)
+      if (result instanceof Promise) result.catch(done)
+    } catch (error) {
+      done(error)
+    }
+  }
+  next()
+}
