@@ -51,17 +51,20 @@ async function start(dataDir: string, ports: Record<string, number>, mode: 'bund
   return { child, output: () => output }
 }
 
-/** What each process started by `npm start` runs, from `<data dir>/processes.json` and /proc. */
-const commandLines = (dataDir: string) =>
+/** A /proc file of each Roost process started by `npm start` (`<data dir>/processes.json`), split at NULs. */
+const procFiles = (dataDir: string, file: 'cmdline' | 'environ') =>
   Object.fromEntries(
     Object.entries(
       JSON.parse(readFileSync(path.join(dataDir, 'processes.json'), 'utf8')) as Record<string, number>,
     )
       .filter(([name]) => name !== 'postgres' && name !== 'redis')
-      .map(([name, pid]) => [
-        name,
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1).join(' '),
-      ]),
+      .map(([name, pid]) => [name, readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0')]),
+  )
+
+/** What each process runs: its arguments after `node`. */
+const commandLines = (dataDir: string) =>
+  Object.fromEntries(
+    Object.entries(procFiles(dataDir, 'cmdline')).map(([name, args]) => [name, args.slice(1, -1).join(' ')]),
   )
 
 async function stop(child: ChildProcess) {
@@ -121,6 +124,13 @@ it('builds and runs the bundles, boots embedded Postgres and Redis, serves clien
     'push-worker': 'apps/push/dist/worker-main.js',
   })
   for (const command of Object.values(bundles)) expect(command).toMatch(/^apps\/[\w-]+\/dist\/[\w-]+\.js$/)
+  // Each with the heap limits of docs/performance.md, "Memory" (an inherited NODE_OPTIONS would come after them).
+  const environments = Object.values(procFiles(dataDir, 'environ'))
+  expect(environments).toHaveLength(6)
+  for (const environment of environments)
+    expect(environment.find((v) => v.startsWith('NODE_OPTIONS='))).toMatch(
+      /^NODE_OPTIONS=--max-old-space-size=256 --max-semi-space-size=4\b/,
+    )
   const startedAt = (what: string) =>
     Number(first.output().match(new RegExp(`${what}: started at \\w+://[^:]+:(\\d+)`))?.[1])
   const pgPort = startedAt('Postgres')
