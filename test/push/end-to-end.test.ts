@@ -117,3 +117,45 @@ it('only the alerts that are switched on are pushed, and blocked senders push no
     title: 'You were mentioned by carol_e2e display',
   })
 })
+
+it('a post mentioning three subscribers is one notifications.created event, and each push goes out once', async () => {
+  const readers = [
+    await subscribedUser(stack, receiver),
+    await subscribedUser(stack, receiver),
+    // Pushes only from accounts it follows: its notification is in the event, its push is not sent.
+    await subscribedUser(stack, receiver, { policy: 'followed' }),
+  ]
+  const erin = await actor('erin_e2e')
+  await stack
+    .api()
+    .post('/api/v1/statuses')
+    .set(bearer(erin.token))
+    .send({ status: readers.map((r) => `@${r.username}`).join(' ') + ' all of you' })
+    .expect(200)
+
+  await receiver.waitFor(
+    () => readers.slice(0, 2).every((r) => receiver.messagesFor(r.endpoint).length),
+    15_000,
+  )
+  await stack.drain()
+  const pushed = readers.map((r) => receiver.messagesFor(r.endpoint))
+  expect(pushed.map((messages) => messages.length)).toEqual([1, 1, 0])
+  for (const [message] of pushed.slice(0, 2))
+    expect(message!.payload).toMatchObject({
+      notification_type: 'mention',
+      title: 'You were mentioned by erin_e2e display',
+    })
+
+  const rows: { job_name: string; payload: { notifications?: { senderAccountId: string }[] } }[] =
+    await stack.accounts.ctx
+      .db('outbox')
+      .whereIn('job_name', ['notification.created', 'notifications.created'])
+  const senders = (row: (typeof rows)[number]) =>
+    row.payload.notifications?.map((n) => n.senderAccountId) ?? [
+      (row.payload as { senderAccountId: string }).senderAccountId,
+    ]
+  const erins = rows.filter((row) => senders(row).includes(erin.accountId))
+  expect(erins.map((row) => [row.job_name, senders(row)])).toEqual([
+    ['notifications.created', [erin.accountId, erin.accountId, erin.accountId]],
+  ])
+})

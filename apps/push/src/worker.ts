@@ -10,6 +10,7 @@ import {
   createRedis,
   JOB_NAMES,
   notificationCreated,
+  notificationsCreated,
   waitingOutOutages,
 } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
@@ -162,23 +163,45 @@ export async function createPushWorker(config: PushConfig) {
   }
 
   /**
-   * A notification's pushes (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is made here, with
-   * the subscriptions just read, and only one that must be tried again becomes a `push-deliveries` job (its id
-   * deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and finds
-   * what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).
+   * A notification's pushes, or those of several notifications of one activity (`notifications.created`, read in
+   * one statement) (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is
+   * made here, with the subscriptions just read, and only one that must be tried again becomes a `push-deliveries`
+   * job (its id deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and
+   * finds what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).
    */
   async function fanOut(job: Job) {
-    if (job.name !== JOB_NAMES.notificationCreated) return
-    const event = parseOrFail(notificationCreated, job.data)
-    if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
-    const subscriptions = (await alertedSubscriptions(db, event.recipientUserId, event.type)).filter((s) =>
-      isPushable(s, event),
-    )
-    const retries: { subscription: SubscriptionRow; deliveryId: string; err: RetryablePushError }[] = []
+    const events =
+      job.name === JOB_NAMES.notificationCreated
+        ? [parseOrFail(notificationCreated, job.data)]
+        : job.name === JOB_NAMES.notificationsCreated
+          ? parseOrFail(notificationsCreated, job.data).notifications
+          : []
+    const fresh = events.filter((event) => !isStale(event))
+    if (fresh.length < events.length) deliveries.inc({ outcome: 'stale' }, events.length - fresh.length)
+    const pushes: { subscription: SubscriptionRow; event: NotificationCreated }[] = []
+    // The notifications of one event share their activity's type; grouped anyway, a statement per type.
+    for (const type of new Set(fresh.map((event) => event.type))) {
+      const ofType = fresh.filter((event) => event.type === type)
+      const subscriptions = await alertedSubscriptions(
+        db,
+        ofType.map((event) => event.recipientUserId),
+        type,
+      )
+      for (const event of ofType)
+        for (const subscription of subscriptions)
+          if (String(subscription.user_id) === event.recipientUserId && isPushable(subscription, event))
+            pushes.push({ subscription, event })
+    }
+    const retries: {
+      subscription: SubscriptionRow
+      event: NotificationCreated
+      deliveryId: string
+      err: RetryablePushError
+    }[] = []
     // Every push settles before the job does: one that failed for another reason than the push service (Postgres
     // down) fails the job once the others are done, and the job's next run sends what is not acknowledged.
     const settled = await Promise.allSettled(
-      subscriptions.map(async (subscription) => {
+      pushes.map(async ({ subscription, event }) => {
         const deliveryId = deliveryJobId(event.notificationId, String(subscription.id))
         try {
           await push(subscription, event, deliveryId, `fan-out ${job.id}`)
@@ -186,7 +209,7 @@ export async function createPushWorker(config: PushConfig) {
           if (err instanceof UnrecoverableError)
             return logger.warn({ err, deliveryId }, 'push refused for good')
           if (!(err instanceof RetryablePushError)) throw err
-          retries.push({ subscription, deliveryId, err })
+          retries.push({ subscription, event, deliveryId, err })
         }
       }),
     )
@@ -194,7 +217,7 @@ export async function createPushWorker(config: PushConfig) {
     if (failed) throw failed.reason
     if (config.PUSH_DELIVERY_ATTEMPTS < 2 || !retries.length) return
     await queues.deliveries.addBulk(
-      retries.map(({ subscription, deliveryId, err }) => ({
+      retries.map(({ subscription, event, deliveryId, err }) => ({
         name: DELIVERY_JOB_NAME,
         data: { subscriptionId: String(subscription.id), event, attemptsBefore: 1 },
         opts: {

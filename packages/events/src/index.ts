@@ -165,6 +165,13 @@ export const notificationCreated = z.object({
 })
 export type NotificationCreated = z.infer<typeof notificationCreated>
 
+/**
+ * The notifications one activity made for several recipients at once (a status's mentions), as one event: one
+ * BullMQ job and one read of the recipients' subscriptions instead of one each (docs/performance.md, "Write
+ * path"). A single recipient's notification is a `notification.created`.
+ */
+export const notificationsCreated = z.object({ notifications: z.array(notificationCreated).min(2) })
+
 export const accountEvent = z.discriminatedUnion('event', [
   event('token.revoked', { tokenId: id, userId: id.optional() }),
   event('account.suspended', { userId: id, accountId: id }),
@@ -214,12 +221,14 @@ export type Delivery = z.infer<typeof delivery>
 
 export const JOB_NAMES = {
   notificationCreated: 'notification.created',
+  notificationsCreated: 'notifications.created',
 } as const
 
 /** Every event the accounts app's outbox carries, and the queue each goes to. */
 export const outboxEvent = z.discriminatedUnion('event', [
   ...activity.options,
   event(JOB_NAMES.notificationCreated, notificationCreated.shape),
+  event(JOB_NAMES.notificationsCreated, notificationsCreated.shape),
   ...accountEvent.options,
   ...timer.options,
   inboxActivity,
@@ -230,6 +239,7 @@ export type EventName = OutboxEvent['event']
 const queues = new Map<string, QueueName>([
   ...activity.options.map((o) => [o.shape.event.value, QUEUES.activities] as const),
   [JOB_NAMES.notificationCreated, QUEUES.notifications],
+  [JOB_NAMES.notificationsCreated, QUEUES.notifications],
   ...accountEvent.options.map((o) => [o.shape.event.value, QUEUES.accountEvents] as const),
   ...timer.options.map((o) => [o.shape.event.value, QUEUES.timers] as const),
   [inboxActivity.shape.event.value, QUEUES.inbox],

@@ -65,9 +65,9 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
  * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction, for one
  * activity and any number of recipients: drops the notification for self-actions (except a poll's end), a
  * suspended or remote recipient, a sender the recipient blocks or muted with notifications, a silenced sender the
- * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event. A replayed
+ * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event (one `notifications.created` for several). A replayed
  * activity finds its notifications there already and adds nothing. Whatever the number of recipients, this is
- * five statements: their facts, the sender, the status, the notifications, their outbox rows (docs/performance.md,
+ * five statements: their facts, the sender, the status, the notifications, their outbox row (docs/performance.md,
  * "Write path"). Returns recipient → new notification id (only those made), so the caller can stream them once
  * its transaction has committed; recipients' notifications are made in the order given.
  */
@@ -147,7 +147,6 @@ export async function notifyAll(
     const facts = factsOf.get(recipientId)!
     made.set(recipientId, String(row.id))
     events.push({
-      event: 'notification.created' as const,
       notificationId: String(row.id),
       type: n.type,
       recipientUserId: String(facts.user_id),
@@ -162,7 +161,14 @@ export async function notifyAll(
       createdAt: new Date(row.created_at).toISOString(),
     })
   }
-  await outbox.add(trx, ...events)
+  // One event for all of them (one push fan-out job): docs/performance.md, "Write path".
+  if (events.length)
+    await outbox.add(
+      trx,
+      events.length === 1
+        ? { event: 'notification.created', ...events[0]! }
+        : { event: 'notifications.created', notifications: events },
+    )
   return made
 }
 

@@ -90,10 +90,10 @@ export const deleteByUser = (db: Knex, userId: string) =>
   db('subscriptions').where('user_id', userId).delete()
 export const deleteById = (db: Knex, id: string) => db('subscriptions').where('id', id).delete()
 
-/** The user's subscriptions whose alert for `type` is on (the policy is checked by the caller). */
-export const alertedSubscriptions = async (db: Knex, userId: string, type: NotificationType) =>
+/** The users' subscriptions whose alert for `type` is on (the policy is checked by the caller). */
+export const alertedSubscriptions = async (db: Knex, userIds: string[], type: NotificationType) =>
   (await db('subscriptions')
-    .where('user_id', userId)
+    .whereIn('user_id', userIds)
     .whereRaw(`alerts -> ? = 'true'::jsonb`, [type])) as SubscriptionRow[]
 
 /** Mastodon's `pushable?`: the alert for the type is on and the policy admits the sender. */
