@@ -23,7 +23,7 @@ import {
   parseRetryAfter,
   RetryablePushError,
 } from './delivery/job'
-import { acknowledge, forgetAcknowledgements, wasAcknowledged } from './delivery/acknowledgements'
+import { acknowledge, acknowledgedAmong, forgetAcknowledgements } from './delivery/acknowledgements'
 import { createPushClaims } from './delivery/claims'
 import { pushPayload } from './delivery/payload'
 import { createPushSender, PUSH_TTL_SECONDS } from './delivery/sender'
@@ -53,6 +53,13 @@ function parseOrFail<T>(
 }
 
 /** Mastodon skips pushes for notifications older than its push TTL (mastodon/mastodon#32842). */
+/** A push to make: `subscription` undefined when a retry finds it gone. */
+interface Push {
+  subscription: SubscriptionRow | undefined
+  event: NotificationCreated
+  deliveryId: string
+}
+
 const isStale = (event: NotificationCreated) =>
   Date.now() - Date.parse(event.createdAt) > PUSH_TTL_SECONDS * 1000
 
@@ -103,34 +110,57 @@ export async function createPushWorker(config: PushConfig) {
     )
 
   /**
-   * One push of `event` to `subscription` (re-read by a retry: it may have gone or changed since), once ever per
+   * Pushes of `event` to `subscription` (re-read by a retry: it may have gone or changed since), each once ever per
    * `deliveryId`: a delivery the push service has accepted is recorded in Postgres before the job that made it
-   * completes, and one already recorded is not sent again; `holder` (the job) claims it while sending
-   * (delivery/claims.ts). A push service's failure worth retrying throws a RetryablePushError; one that will never
-   * succeed an UnrecoverableError; anything else (Postgres down) fails the job, to be run again.
+   * completes, and one already recorded is not sent again; `holder` (the job) claims each while sending
+   * (delivery/claims.ts). The claims are taken in one Redis round trip and the records read in one statement, in
+   * that order: a push is checked only once it is ours. Each push's outcome, in order: a push service's failure
+   * worth retrying is a RetryablePushError; one that will never succeed an UnrecoverableError; anything else
+   * (Postgres down) fails the job, to be run again.
    */
-  async function push(
-    subscription: SubscriptionRow | undefined,
-    event: NotificationCreated,
-    deliveryId: string,
-    holder: string,
-  ) {
-    if (!subscription || !isPushable(subscription, event)) return deliveries.inc({ outcome: 'skipped' })
-    if (!isP256PublicKey(subscription.key_p256dh) || !isAuthSecret(subscription.key_auth)) {
-      await deleteById(db, String(subscription.id))
-      return deliveries.inc({ outcome: 'invalid_subscription' })
+  async function pushAll(pushes: Push[], holder: string): Promise<PromiseSettledResult<void>[]> {
+    const outcomes: PromiseSettledResult<void>[] = pushes.map(() => ({
+      status: 'fulfilled',
+      value: undefined,
+    }))
+    const sendable: number[] = []
+    for (const [i, { subscription, event }] of pushes.entries()) {
+      if (!subscription || !isPushable(subscription, event)) deliveries.inc({ outcome: 'skipped' })
+      else if (!isP256PublicKey(subscription.key_p256dh) || !isAuthSecret(subscription.key_auth)) {
+        try {
+          await deleteById(db, String(subscription.id))
+          deliveries.inc({ outcome: 'invalid_subscription' })
+        } catch (reason) {
+          outcomes[i] = { status: 'rejected', reason }
+        }
+      } else sendable.push(i)
     }
-    // Another job is sending this push right now (the same event published twice): it is that job's.
-    if (!(await claims.take(deliveryId, holder))) return deliveries.inc({ outcome: 'claimed_elsewhere' })
+    // Another job sending a push right now (the same event published twice) keeps it: it is that job's.
+    const taken = await claims.takeAll(
+      sendable.map((i) => pushes[i]!.deliveryId),
+      holder,
+    )
+    const ours = sendable.filter((_, k) => taken[k])
+    if (ours.length < sendable.length)
+      deliveries.inc({ outcome: 'claimed_elsewhere' }, sendable.length - ours.length)
+    const ids = ours.map((i) => pushes[i]!.deliveryId)
     try {
-      await sendOnce(subscription, event, deliveryId)
+      const sent = await acknowledgedAmong(db, ids)
+      const settled = await Promise.allSettled(
+        ours.map(async (i) => {
+          const { subscription, event, deliveryId } = pushes[i]!
+          if (sent.has(deliveryId)) deliveries.inc({ outcome: 'already_sent' })
+          else await sendOnce(subscription!, event, deliveryId)
+        }),
+      )
+      ours.forEach((i, k) => (outcomes[i] = settled[k]!))
     } finally {
-      await claims.release(deliveryId, holder)
+      await claims.releaseAll(ids, holder)
     }
+    return outcomes
   }
 
   async function sendOnce(subscription: SubscriptionRow, event: NotificationCreated, deliveryId: string) {
-    if (await wasAcknowledged(db, deliveryId)) return deliveries.inc({ outcome: 'already_sent' })
     let response
     try {
       response = await sender.send(subscription, pushPayload(event, subscription.access_token))
@@ -178,7 +208,7 @@ export async function createPushWorker(config: PushConfig) {
           : []
     const fresh = events.filter((event) => !isStale(event))
     if (fresh.length < events.length) deliveries.inc({ outcome: 'stale' }, events.length - fresh.length)
-    const pushes: { subscription: SubscriptionRow; event: NotificationCreated }[] = []
+    const pushes: Push[] = []
     // The notifications of one event share their activity's type; grouped anyway, a statement per type.
     for (const type of new Set(fresh.map((event) => event.type))) {
       const ofType = fresh.filter((event) => event.type === type)
@@ -190,36 +220,30 @@ export async function createPushWorker(config: PushConfig) {
       for (const event of ofType)
         for (const subscription of subscriptions)
           if (String(subscription.user_id) === event.recipientUserId && isPushable(subscription, event))
-            pushes.push({ subscription, event })
+            pushes.push({
+              subscription,
+              event,
+              deliveryId: deliveryJobId(event.notificationId, String(subscription.id)),
+            })
     }
-    const retries: {
-      subscription: SubscriptionRow
-      event: NotificationCreated
-      deliveryId: string
-      err: RetryablePushError
-    }[] = []
+    const retries: (Push & { err: RetryablePushError })[] = []
+    let failure: PromiseRejectedResult | undefined
     // Every push settles before the job does: one that failed for another reason than the push service (Postgres
     // down) fails the job once the others are done, and the job's next run sends what is not acknowledged.
-    const settled = await Promise.allSettled(
-      pushes.map(async ({ subscription, event }) => {
-        const deliveryId = deliveryJobId(event.notificationId, String(subscription.id))
-        try {
-          await push(subscription, event, deliveryId, `fan-out ${job.id}`)
-        } catch (err) {
-          if (err instanceof UnrecoverableError)
-            return logger.warn({ err, deliveryId }, 'push refused for good')
-          if (!(err instanceof RetryablePushError)) throw err
-          retries.push({ subscription, event, deliveryId, err })
-        }
-      }),
-    )
-    const failed = settled.find((r) => r.status === 'rejected')
-    if (failed) throw failed.reason
+    for (const [i, outcome] of (await pushAll(pushes, `fan-out ${job.id}`)).entries()) {
+      if (outcome.status === 'fulfilled') continue
+      const err: unknown = outcome.reason
+      if (err instanceof UnrecoverableError)
+        logger.warn({ err, deliveryId: pushes[i]!.deliveryId }, 'push refused for good')
+      else if (err instanceof RetryablePushError) retries.push({ ...pushes[i]!, err })
+      else failure ??= outcome
+    }
+    if (failure) throw failure.reason
     if (config.PUSH_DELIVERY_ATTEMPTS < 2 || !retries.length) return
     await queues.deliveries.addBulk(
       retries.map(({ subscription, event, deliveryId, err }) => ({
         name: DELIVERY_JOB_NAME,
-        data: { subscriptionId: String(subscription.id), event, attemptsBefore: 1 },
+        data: { subscriptionId: String(subscription!.id), event, attemptsBefore: 1 },
         opts: {
           jobId: deliveryId,
           delay: backoffStrategy(1, 'push', err),
@@ -236,7 +260,9 @@ export async function createPushWorker(config: PushConfig) {
   async function deliver(job: Job) {
     const { subscriptionId, event } = parseOrFail(deliveryJob, job.data)
     if (isStale(event)) return deliveries.inc({ outcome: 'stale' })
-    await push(await findById(db, subscriptionId), event, String(job.id), `retry ${job.id}`)
+    const pushes = [{ subscription: await findById(db, subscriptionId), event, deliveryId: String(job.id) }]
+    const [outcome] = await pushAll(pushes, `retry ${job.id}`)
+    if (outcome!.status === 'rejected') throw outcome!.reason
   }
 
   async function onAccountEvent(job: Job) {

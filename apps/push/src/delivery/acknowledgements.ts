@@ -11,8 +11,12 @@ const ACKNOWLEDGE_RETRY_MS = 1000
  * completes, and a delivery already recorded is not sent again, whether its job was retried after a crash,
  * queued again by a replayed fan-out, or published again after Redis lost its data.
  */
-export async function wasAcknowledged(db: Knex, deliveryId: string): Promise<boolean> {
-  return Boolean(await db('acknowledged_pushes').where({ delivery_id: deliveryId }).first('delivery_id'))
+export async function acknowledgedAmong(db: Knex, deliveryIds: string[]): Promise<Set<string>> {
+  if (!deliveryIds.length) return new Set()
+  const rows: { delivery_id: string }[] = await db('acknowledged_pushes')
+    .whereIn('delivery_id', deliveryIds)
+    .select('delivery_id')
+  return new Set(rows.map((r) => r.delivery_id))
 }
 
 /**
