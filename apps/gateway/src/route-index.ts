@@ -34,7 +34,9 @@ export function createRouteIndex<T>(entries: readonly { route: Route; value: T }
       trailing: true,
       decode: false,
     })
-    buckets.set(key, [...(buckets.get(key) ?? []), { route, value, matches }])
+    let bucket = buckets.get(key)
+    if (!bucket) buckets.set(key, (bucket = []))
+    bucket.push({ route, value, matches })
   }
   return (method: string, path: string): { route: Route; value: T } | undefined => {
     // A HEAD request is answered by the GET route, as express does.
