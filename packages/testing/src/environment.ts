@@ -55,6 +55,8 @@ export const createRedisPrefix = () => `roost-test-${runId()}-${randomSuffix()}`
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = 10_000 + Math.floor(Math.random() * 22_000)
+    // fetch refuses the Fetch standard's "bad ports" ("fetch failed: bad port"); 10080 is the one in this range.
+    if (port === 10_080) continue
     const server = net.createServer()
     const bound = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false))
