@@ -11,6 +11,7 @@
  *   BENCH_STREAMING_CLIENTS     WebSocket clients of the streaming scenario (default 1000)
  *   BENCH_PORT_BASE (4800)      first of the bench's ports (bench/stack.ts)
  *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
+ *   BENCH_MENTIONS (0,1,10)     the posting scenario's mentions per post, one measurement each
  *   BENCH_PG_STATS=dir          load pg_stat_statements; the statements of each posting scenario go to dir
  *   BENCH_OUT (bench/results)   where results.json and chart.png go
  */
@@ -116,7 +117,7 @@ async function main() {
 
     if (wanted('posting')) {
       const posting = []
-      for (const mentions of [0, 1, 10]) {
+      for (const mentions of (process.env.BENCH_MENTIONS ?? '0,1,10').split(',').map(Number)) {
         await statements.reset()
         const r = await postingScenario(stack, fixtures, sink, {
           authors,

@@ -15,8 +15,9 @@ import {
   waitingOutOutages,
 } from '@roost/events'
 import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
-import { activityReads } from './activities/consumer'
-import type { ActivityReads, Consumer } from './activities/consumer'
+import { createReads } from './domain/reads'
+import type { Consumer } from './activities/consumer'
+import type { Reads } from './domain/reads'
 import { conversationsConsumer } from './activities/conversations'
 import { federationConsumer } from './activities/federation'
 import { feedsConsumer } from './activities/feeds'
@@ -141,12 +142,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     const a: Activity = parsed.data
     const stop = duration.startTimer({ event: a.event })
     try {
-      const reads = activityReads(db)
+      const reads = createReads(db)
       for (const consumer of consumers)
-        await (consumer[a.event] as ((a: Activity, reads: ActivityReads) => Promise<void>) | undefined)?.(
-          a,
-          reads,
-        )
+        await (consumer[a.event] as ((a: Activity, reads: Reads) => Promise<void>) | undefined)?.(a, reads)
       handled.inc({ event: a.event, outcome: 'done' })
     } catch (err) {
       handled.inc({ event: a.event, outcome: 'failed' })

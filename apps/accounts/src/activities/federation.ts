@@ -35,8 +35,9 @@ import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
 import type { ReportRow } from '../domain/reports'
 import { actorUriOf, statusUri } from '../federation/uris'
-import { activityReads } from './consumer'
-import type { ActivityReads, Consumer } from './consumer'
+import { createReads } from '../domain/reads'
+import type { Reads } from '../domain/reads'
+import type { Consumer } from './consumer'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -87,14 +88,15 @@ export function federationConsumer(
    * voters.
    */
   const sendNote = async (
-    reads: ActivityReads,
+    reads: Reads,
     statusId: string,
     accountId: string,
     kind: 'create' | 'update' | 'poll',
     key: string,
   ) => {
-    const author = await localAccount(accountId)
-    if (!author) return
+    if (!fed.enabled) return
+    const author = await reads.account(accountId)
+    if (!author || author.domain) return
     const status = await reads.status(statusId)
     if (!status || status.reblog_of_id) return
     const mentioned: string[] = await fed.db('mentions').where({ status_id: status.id }).pluck('account_id')
@@ -145,7 +147,7 @@ export function federationConsumer(
      */
     async distributePoll(pollId, key) {
       const shown = await localPollShown(pollId)
-      if (shown) await sendNote(activityReads(fed.db), shown.status_id, shown.account_id, 'poll', key)
+      if (shown) await sendNote(createReads(fed.db), shown.status_id, shown.account_id, 'poll', key)
     },
     // Posts across servers (docs/federation.md), as Mastodon's ActivityPub::DistributionWorker and its siblings.
     'status.created': (a, reads) =>

@@ -25,9 +25,9 @@ export function feedsConsumer(f: Feeds): Consumer {
     !!(await f.db('list_accounts').where({ list_id: listId, account_id: accountId }).first('id'))
 
   return {
-    'status.created': async (a, reads) => fanOut(f, await reads.status(a.statusId)),
-    'reblog.created': async (a, reads) => fanOut(f, await reads.status(a.statusId)),
-    'status.updated': async (a, reads) => updated(f, await reads.status(a.statusId)),
+    'status.created': async (a, reads) => fanOut(f, await reads.status(a.statusId), false, reads),
+    'reblog.created': async (a, reads) => fanOut(f, await reads.status(a.statusId), false, reads),
+    'status.updated': async (a, reads) => updated(f, await reads.status(a.statusId), reads),
     'status.deleted': (a) => removeEverywhere(f, a.accountId, { id: a.statusId, reblog_of_id: null }),
     'reblog.removed': (a) => removeEverywhere(f, a.accountId, { id: a.statusId, reblog_of_id: a.reblogOfId }),
 

@@ -25,28 +25,28 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
    * The notifications each open transaction made, and the conversations it changed, streamed to their recipients
    * once it has committed.
    */
-  const made = new WeakMap<Knex, string[]>()
+  const made = new WeakMap<Knex, { id: string; accountId: string }[]>()
   const conversed = new WeakMap<Knex, string[]>()
   const notify = async (trx: Knex, urls: Urls, n: NewNotification) => {
     const id = await notifyInTransaction(trx, urls, n)
-    if (id) made.get(trx)?.push(id)
+    if (id) made.get(trx)?.push({ id, accountId: n.recipientId })
     return id
   }
   const notifyAll = async (trx: Knex, n: Omit<NewNotification, 'recipientId'>, recipientIds: string[]) => {
     const ids = await notifyAllInTransaction(trx, urls, n, recipientIds)
-    made.get(trx)?.push(...ids.values())
+    for (const [accountId, id] of ids) made.get(trx)?.push({ id, accountId })
     return ids
   }
   const whileExists = async <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) => {
-    const ids: string[] = []
+    const notifications: { id: string; accountId: string }[] = []
     const conversations: string[] = []
     await db.transaction(async (trx) => {
-      made.set(trx, ids)
+      made.set(trx, notifications)
       conversed.set(trx, conversations)
       const row: T | undefined = await trx(table).where({ id }).forShare().first()
       if (row) await work(trx, row)
     })
-    await streaming?.notifications(ids)
+    await streaming?.notifications(notifications)
     await streaming?.conversations(conversations)
   }
 

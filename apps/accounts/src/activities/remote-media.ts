@@ -5,7 +5,8 @@ import { domainPolicy } from '../federation/domain-blocks'
 import { storeAttachmentImage } from '../media/attachment'
 import type { MediaStore } from '../media/storage'
 import { imageType, removeImage } from '../media/storage'
-import type { ActivityReads, Consumer } from './consumer'
+import type { Reads } from '../domain/reads'
+import type { Consumer } from './consumer'
 
 interface RemoteAttachment {
   id: string
@@ -28,19 +29,17 @@ export function remoteMediaConsumer(
   store: MediaStore,
   logger: Logger,
 ): Consumer {
-  async function copyMedia({ statusId }: { statusId: string }, reads: ActivityReads) {
+  async function copyMedia({ statusId }: { statusId: string }, reads: Reads) {
     const row = await reads.status(statusId)
     if (!row?.uri) return // a local status (only another server's have a URI of their own)
-    const status: { domain: string | null } | undefined = await db('accounts')
-      .where({ id: row.account_id })
-      .first('domain')
-    if (!status?.domain) return
+    const author = await reads.account(row.account_id)
+    if (!author?.domain) return
     const linked: RemoteAttachment[] = await db('media_attachments')
       .where({ status_id: statusId, file: '' })
       .whereNotNull('remote_url')
       .orderBy('id')
       .select('id', 'remote_url', 'blurhash')
-    if (!linked.length || (await domainPolicy(db, status.domain)).rejectMedia) return
+    if (!linked.length || (await domainPolicy(db, author.domain)).rejectMedia) return
     for (const attachment of linked) await copyOne(attachment)
   }
 

@@ -14,11 +14,11 @@ export function streamingConsumer(db: Knex, urls: Urls, streaming: StreamingPubl
   return {
     'status.created': async (a, reads) => {
       const row = await reads.status(a.statusId)
-      if (row) await streaming.publicStatus(row, 'update')
+      if (row) await streaming.publicStatus(row, 'update', reads)
     },
     'status.updated': async (a, reads) => {
       const row = await reads.status(a.statusId)
-      if (row) await streaming.publicStatus(row, 'status.update')
+      if (row) await streaming.publicStatus(row, 'status.update', reads)
     },
     'status.deleted': (a) => streaming.publicDelete(a),
 

@@ -67,7 +67,7 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
  * suspended or remote recipient, a sender the recipient blocks or muted with notifications, a silenced sender the
  * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event (one `notifications.created` for several). A replayed
  * activity finds its notifications there already and adds nothing. Whatever the number of recipients, this is
- * five statements: their facts, the sender, the status, the notifications, their outbox row (docs/performance.md,
+ * four statements: their facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md,
  * "Write path"). Returns recipient → new notification id (only those made), so the caller can stream them once
  * its transaction has committed; recipients' notifications are made in the order given.
  */
@@ -114,11 +114,13 @@ export async function notifyAll(
   const groupKeys = new Map<string, string | null>()
   for (const recipientId of recipients)
     groupKeys.set(recipientId, await groupKeyFor(trx, { ...n, recipientId }))
-  const [sender, status]: [AccountRow, { text: string; spoiler_text: string } | undefined] =
-    await Promise.all([
-      trx('accounts').where({ id: n.senderId }).first(),
-      n.statusId ? trx('statuses').where({ id: n.statusId }).first('text', 'spoiler_text') : undefined,
-    ])
+  // The sender, with the text of the status if there is one (the push's excerpt), in one statement.
+  const sender: AccountRow & { status_text: string | null; status_spoiler_text: string | null } = await trx(
+    'accounts',
+  )
+    .leftJoin('statuses', 'statuses.id', trx.raw('?::bigint', [n.statusId ?? null]))
+    .where('accounts.id', n.senderId)
+    .first('accounts.*', 'statuses.text as status_text', 'statuses.spoiler_text as status_spoiler_text')
 
   const inserted: { id: string; account_id: string; created_at: Date }[] = await trx('notifications')
     .insert(
@@ -138,7 +140,9 @@ export async function notifyAll(
   const senderName = sender.display_name || sender.username
   const senderAvatarUrl = avatarOf(sender, urls)
   // Statuses and bios are stored as the plain text their authors typed; the push shows 140 characters.
-  const excerpt = pushExcerpt(status ? status.spoiler_text || status.text : sender.note)
+  const excerpt = pushExcerpt(
+    sender.status_text !== null ? sender.status_spoiler_text || sender.status_text : sender.note,
+  )
   const byRecipient = new Map(inserted.map((row) => [String(row.account_id), row]))
   const events = []
   for (const recipientId of recipients) {

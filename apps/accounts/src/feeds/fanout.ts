@@ -1,3 +1,5 @@
+import { createReads } from '../domain/reads'
+import type { Reads } from '../domain/reads'
 import type { StatusRow } from '../entities/status'
 import type { Feeds } from './context'
 import { activeSince, place } from './context'
@@ -17,11 +19,17 @@ import { home } from './store'
  * A new status or reblog (`undefined`: gone since) reaches its author's feed, the feeds of local followers active
  * lately that the rules admit (a direct message only the mentioned ones among them), the lists its author is in,
  * and (public statuses) the followers of its hashtags. `edit`: the status was edited, and the fan-out runs again (`place`): feeds that
- * hold it hear `status.update`, feeds the edited status now qualifies for take it.
+ * hold it hear `status.update`, feeds the edited status now qualifies for take it. `reads`: the author and the
+ * hashtags as the rest of the activity's work reads them (domain/reads.ts).
  */
-export async function fanOut(f: Feeds, status: StatusRow | undefined, edit = false) {
+export async function fanOut(
+  f: Feeds,
+  status: StatusRow | undefined,
+  edit = false,
+  reads: Reads = createReads(f.db),
+) {
   if (!status) return
-  const author = await f.db('accounts').where({ id: status.account_id }).first('suspended_at')
+  const author = await reads.account(status.account_id)
   if (!author || author.suspended_at) return
   const [facts] = await statusFacts(f.db, [status])
   const own = [home(status.account_id)]
@@ -46,7 +54,7 @@ export async function fanOut(f: Feeds, status: StatusRow | undefined, edit = fal
   }
   await forEachFollowerPage(f, status.account_id, deliver)
   await fanOutToLists(f, facts!, edit)
-  await fanOutToTagFollowers(f, facts!, edit)
+  await fanOutToTagFollowers(f, facts!, edit, reads)
 }
 
 /** A deleted status (or reblog) leaves its author's feed, every local follower's and the lists of its author. */
@@ -70,4 +78,5 @@ export async function removeEverywhere(f: Feeds, authorId: string, item: FeedIte
  * followers' and lists', tag followers') hears `status.update`; the feeds themselves keep it. Feeds it did not
  * reach but now would (a followed hashtag added, a muted account's mention dropped) take it.
  */
-export const updated = (f: Feeds, status: StatusRow | undefined) => fanOut(f, status, true)
+export const updated = (f: Feeds, status: StatusRow | undefined, reads?: Reads) =>
+  fanOut(f, status, true, reads)

@@ -1,3 +1,4 @@
+import type { Reads } from '../domain/reads'
 import type { Feeds } from './context'
 import { activeSince, FANOUT_PAGE, forEachPage, place } from './context'
 import type { StatusFacts } from './filter'
@@ -16,16 +17,12 @@ import { home } from './store'
  * (an edit reaches them through the streaming consumer). `edit`: the fan-out of an edited status (`place`), so
  * a hashtag the edit added reaches that tag's followers.
  */
-export async function fanOutToTagFollowers(f: Feeds, facts: StatusFacts, edit = false) {
+export async function fanOutToTagFollowers(f: Feeds, facts: StatusFacts, edit: boolean, reads: Reads) {
   const status = facts.status
   if (status.visibility !== 'public' || status.reblog_of_id) return
-  const author = await f.db('accounts').where({ id: status.account_id }).first('silenced_at')
+  const author = await reads.account(status.account_id)
   if (!author || author.silenced_at) return
-  const tags: { id: string; name: string }[] = await f
-    .db('status_tags')
-    .join('tags', 'tags.id', 'status_tags.tag_id')
-    .where('status_tags.status_id', status.id)
-    .select('tags.id', 'tags.name')
+  const tags = await reads.tags(status.id)
   if (!tags.length) return
   if (!edit)
     await f.listener?.tagged?.(

@@ -13,7 +13,8 @@ import type { NotificationRow } from '../entities/notification'
 import { renderNotifications } from '../entities/notification'
 import type { StatusRow } from '../entities/status'
 import { renderStatuses } from '../entities/status'
-import { tagNamesOf } from '../domain/tags'
+import { createReads } from '../domain/reads'
+import type { Reads } from '../domain/reads'
 
 /** The events a status can be published with. */
 export type StatusEvent = Extract<StreamingEvent, 'update' | 'status.update'>
@@ -110,15 +111,23 @@ export function createStreamingPublisher(options: {
       await send([...listening].map((channel) => [channel, { event: 'delete', payload: statusId }]))
     },
 
-    /** `timeline:<account>:notifications`: new notifications, each rendered for its recipient. */
-    async notifications(notificationIds: string[]) {
-      if (!notificationIds.length) return
-      const rows: NotificationRow[] = await db('notifications').whereIn('id', notificationIds).orderBy('id')
-      const listening = await listened(rows.map((n) => channels.notifications(n.account_id)))
+    /**
+     * `timeline:<account>:notifications`: new notifications, each rendered for its recipient; read only for the
+     * recipients listening.
+     */
+    async notifications(made: { id: string; accountId: string }[]) {
+      const listening = await listened(made.map((n) => channels.notifications(n.accountId)))
+      const wanted = made.filter((n) => listening.has(channels.notifications(n.accountId)))
+      if (!wanted.length) return
+      const rows: NotificationRow[] = await db('notifications')
+        .whereIn(
+          'id',
+          wanted.map((n) => n.id),
+        )
+        .orderBy('id')
       const messages: [string, StreamingMessage][] = []
       for (const row of rows) {
         const channel = channels.notifications(row.account_id)
-        if (!listening.has(channel)) continue
         const [entity] = await renderNotifications(db, urls, [row], row.account_id)
         messages.push([channel, { event: 'notification', payload: JSON.stringify(entity) }])
       }
@@ -130,28 +139,32 @@ export function createStreamingPublisher(options: {
      * `:local`) of a new or edited status, as Mastodon's fan-out broadcasts it: public statuses only, no reblogs,
      * nothing from silenced accounts; replies to others stay off the public channels but reach hashtag ones.
      */
-    async publicStatus(status: StatusRow, event: StatusEvent = 'update') {
+    async publicStatus(status: StatusRow, event: StatusEvent = 'update', reads: Reads = createReads(db)) {
       if (status.visibility !== 'public' || status.reblog_of_id) return
-      const author = await db('accounts')
-        .where({ id: status.account_id })
-        .first('silenced_at', 'suspended_at', 'domain')
+      const author = await reads.account(status.account_id)
       if (!author || author.silenced_at || author.suspended_at) return
       // A status of another server stays off the `:local` channels.
       const local = !author.domain
       const names: string[] = []
+      const media = [
+        channels.public({ media: true }),
+        ...(local ? [channels.public({ local: true, media: true })] : []),
+      ]
       if (!status.in_reply_to_account_id || status.in_reply_to_account_id === status.account_id) {
-        const media = !!(await db('media_attachments').where({ status_id: status.id }).first('id'))
-        names.push(channels.public())
+        names.push(channels.public(), ...media)
         if (local) names.push(channels.public({ local: true }))
-        if (media) names.push(channels.public({ media: true }))
-        if (media && local) names.push(channels.public({ local: true, media: true }))
       }
-      const tags: string[] = await tagNamesOf(db, status.id)
-      for (const tag of tags) {
-        names.push(channels.hashtag(tag))
-        if (local) names.push(channels.hashtag(tag, { local: true }))
+      for (const { name } of await reads.tags(status.id)) {
+        names.push(channels.hashtag(name))
+        if (local) names.push(channels.hashtag(name, { local: true }))
       }
       const listening = await listened([...new Set(names)])
+      // Whether the status has media decides only the `:media` channels: asked when one of them is listened to.
+      if (
+        media.some((channel) => listening.has(channel)) &&
+        !(await db('media_attachments').where({ status_id: status.id }).first('id'))
+      )
+        media.forEach((channel) => listening.delete(channel))
       if (!listening.size) return
       const [entity] = await renderStatuses(db, urls, [status])
       const message: StreamingMessage = {

@@ -19,7 +19,7 @@ export async function endPoll(
   pollId: string,
   streaming?: Pick<StreamingPublisher, 'notifications'>,
 ): Promise<Date | undefined> {
-  const made: string[] = []
+  const made: { id: string; accountId: string }[] = []
   const later = await db.transaction(async (trx) => {
     const poll: PollRow | undefined = await trx('polls').where({ id: pollId }).forUpdate().first()
     if (!poll || poll.expiry_notified_at || !poll.expires_at) return undefined
@@ -36,7 +36,7 @@ export async function endPoll(
       { type: 'poll', senderId: poll.account_id, statusId: poll.status_id, activityId: poll.id },
       [poll.account_id, ...voters],
     )
-    made.push(...ids.values())
+    for (const [accountId, id] of ids) made.push({ id, accountId })
     await trx('polls').where({ id: poll.id }).update({ expiry_notified_at: trx.fn.now() })
     await outbox.add(trx, { event: 'poll.ended', pollId: poll.id, accountId: poll.account_id })
     return undefined
