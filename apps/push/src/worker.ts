@@ -23,7 +23,7 @@ import {
   parseRetryAfter,
   RetryablePushError,
 } from './delivery/job'
-import { acknowledge, acknowledgedAmong, forgetAcknowledgements } from './delivery/acknowledgements'
+import { acknowledgedAmong, createAcknowledger, forgetAcknowledgements } from './delivery/acknowledgements'
 import { createPushClaims } from './delivery/claims'
 import { pushPayload } from './delivery/payload'
 import { createPushSender, PUSH_TTL_SECONDS } from './delivery/sender'
@@ -87,6 +87,7 @@ export async function createPushWorker(config: PushConfig) {
     registers: [metrics],
   })
   const sender = createPushSender(config, createAddressGuard(config.PUSH_ALLOWED_PRIVATE_ADDRESSES))
+  const acknowledge = createAcknowledger(db)
   // A claim outlives any send and a dead holder's wait for BullMQ to run its job again.
   const claims = createPushClaims(
     connection,
@@ -174,7 +175,7 @@ export async function createPushWorker(config: PushConfig) {
     }
     const { status } = response
     if (status >= 200 && status < 300) {
-      await acknowledge(db, deliveryId)
+      await acknowledge(deliveryId)
       deliveries.inc({ outcome: 'delivered' })
       latency.observe((Date.now() - Date.parse(event.createdAt)) / 1000)
       return
