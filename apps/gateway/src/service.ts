@@ -13,7 +13,6 @@ import {
   issuerOf,
   presentedToken,
   RevocationList,
-  signClientAddress,
 } from '@roost/auth'
 import { findRoute, openApiDocument, ROUTES, STREAMING_WEBSOCKET_PATH } from '@roost/routes'
 import type { Upstream } from '@roost/routes'
@@ -29,7 +28,7 @@ import {
   toHttpError,
 } from '@roost/service'
 import { bodyLimit } from './body-limit'
-import { createClientAddressResolver } from './client-address'
+import { createAddressSigner, createClientAddressResolver } from './client-address'
 import { mountCors } from './cors'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
@@ -56,6 +55,7 @@ export async function createGateway(config: GatewayConfig) {
   })
   const verify = createTokenVerifier({ issuer: issuerOf(config.PUBLIC_URL), keys, revocations })
   const clientAddress = createClientAddressResolver(config.TRUSTED_PROXIES)
+  const signAddress = createAddressSigner(config.GATEWAY_SECRET)
   const ipRules = createIpRules(redis, config.REDIS_PREFIX, logger)
   const rateLimiter = createRateLimiter(redis, config, logger)
 
@@ -81,7 +81,7 @@ export async function createGateway(config: GatewayConfig) {
   app.use(async (req, _res, next) => {
     const address = clientAddress(req)
     req.headers[CLIENT_ADDRESS_HEADER] = address
-    req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signClientAddress(config.GATEWAY_SECRET, address)
+    req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signAddress(address)
     if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
     next()
   })
@@ -152,7 +152,7 @@ export async function createGateway(config: GatewayConfig) {
         throw notFound()
       const address = clientAddress(req)
       req.headers[CLIENT_ADDRESS_HEADER] = address
-      req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signClientAddress(config.GATEWAY_SECRET, address)
+      req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signAddress(address)
       if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
       const token = await authenticate(webSocketRoute, req as Request, verify)
       await rateLimiter.hit(webSocketFamilies, { address, token })

@@ -20,6 +20,29 @@ export function createDatabase(url: string, schema: string, pool = { min: 0, max
   })
 }
 
+/**
+ * The first row of a join of different tables (`SELECT a.*, b.* FROM a JOIN b …`), as one object per table in the
+ * order their columns come: two rows in one round trip without listing either's columns, whose names may clash
+ * (`id`). Undefined when there is no row.
+ */
+export async function firstRowPerTable<T extends object[]>(
+  db: Knex,
+  sql: string,
+  bindings: readonly Knex.RawBinding[],
+): Promise<T | undefined> {
+  const result: pg.QueryResult<unknown[]> = await db.raw(sql, bindings).options({ rowMode: 'array' })
+  const row = result.rows[0]
+  if (!row) return undefined
+  const objects: Record<string, unknown>[] = []
+  let table: number | undefined
+  result.fields.forEach((field, i) => {
+    if (field.tableID !== table) objects.push({})
+    table = field.tableID
+    objects.at(-1)![field.name] = row[i]
+  })
+  return objects as T
+}
+
 export interface Migration {
   name: string
   up(db: Knex): Promise<void>

@@ -99,7 +99,7 @@ export function federationConsumer(
     if (!author || author.domain) return
     const status = await reads.status(statusId)
     if (!status || status.reblog_of_id) return
-    const mentioned: string[] = await fed.db('mentions').where({ status_id: status.id }).pluck('account_id')
+    const mentioned = [...(await reads.mentions(status.id))]
     // An edit also reaches those its earlier versions mentioned, as Mastodon keeps a removed mention (silent) in
     // the status's reach: their copy follows the edit.
     if (kind !== 'create') mentioned.push(...(await mentionedBefore(fed.db, status.id)))

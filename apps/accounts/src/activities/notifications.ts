@@ -76,17 +76,18 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
 
   /**
    * Whether a new status may notify anyone: it mentions someone, or it is neither direct nor a reply and a follower
-   * of its author asked to hear of new posts. Only a mention or such a follow can make a `status.created`
-   * notification, and what the transaction then reads decides who is told.
+   * of its author asked to hear of new posts (a watcher). Only a mention or such a follow can make a
+   * `status.created` notification, and what the transaction then reads decides who is told; a follow made after
+   * this read is too late for this status.
    */
-  const anyoneToTell = async (statusId: string) => {
-    const { rows } = await db.raw<{ rows: { yes: boolean }[] }>(
-      `SELECT EXISTS (SELECT 1 FROM mentions WHERE status_id = :id)
-           OR EXISTS (SELECT 1 FROM statuses s JOIN follows f ON f.target_account_id = s.account_id AND f.notify
-                       WHERE s.id = :id AND s.visibility <> 'direct' AND s.in_reply_to_id IS NULL) AS yes`,
+  const whomToTell = async (statusId: string) => {
+    const { rows } = await db.raw<{ rows: { mentions: boolean; watchers: boolean }[] }>(
+      `SELECT EXISTS (SELECT 1 FROM mentions WHERE status_id = :id) AS mentions,
+              EXISTS (SELECT 1 FROM statuses s JOIN follows f ON f.target_account_id = s.account_id AND f.notify
+                       WHERE s.id = :id AND s.visibility <> 'direct' AND s.in_reply_to_id IS NULL) AS watchers`,
       { id: statusId },
     )
-    return rows[0]!.yes
+    return rows[0]!
   }
 
   return {
@@ -102,11 +103,12 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
     'status.created': async (a) => {
       // Most posts mention no one and no follower asked to hear of them: one read, then no transaction, no row lock
       // and no commit to flush (docs/performance.md, "Write path").
-      if (!(await anyoneToTell(a.statusId))) return
+      const tell = await whomToTell(a.statusId)
+      if (!tell.mentions && !tell.watchers) return
       await whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
-        const mentioned = await notifyMentioned(trx, status)
+        const mentioned = tell.mentions ? await notifyMentioned(trx, status) : []
         // Followers who asked to hear of new posts, except for direct messages and replies (mentioned ones were told).
-        if (status.visibility === 'direct' || status.in_reply_to_id) return
+        if (!tell.watchers || status.visibility === 'direct' || status.in_reply_to_id) return
         const watchers: string[] = await trx('follows')
           .where({ target_account_id: status.account_id, notify: true })
           .whereNotIn('account_id', mentioned)

@@ -5,7 +5,7 @@ import type { StatusRow } from '../entities/status'
 /**
  * Rows that several steps of one piece of work read, read once and shared (docs/performance.md, "Write path"):
  * the accounts worker makes one per activity, so its consumers (notifications, feeds, streaming, federation) read
- * a new status, its author and its hashtags once between them instead of once each. A step that must hold a row
+ * a new status, its author, its hashtags and its mentions once between them instead of once each. A step that must hold a row
  * while it works still locks it in its own transaction; these are plain reads, as fresh as the work that asks.
  */
 export interface Reads {
@@ -13,6 +13,8 @@ export interface Reads {
   account(id: string): Promise<AccountRow | undefined>
   /** A status's hashtags: ids and normalised names. */
   tags(statusId: string): Promise<{ id: string; name: string }[]>
+  /** The accounts a status mentions (do not change the array: it is shared). */
+  mentions(statusId: string): Promise<readonly string[]>
 }
 
 export function createReads(db: Knex): Reads {
@@ -25,6 +27,7 @@ export function createReads(db: Knex): Reads {
         .where('status_tags.status_id', statusId)
         .select('tags.id', 'tags.name'),
     ),
+    mentions: once((statusId) => db('mentions').where({ status_id: statusId }).pluck('account_id')),
   }
 }
 

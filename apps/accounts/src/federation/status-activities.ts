@@ -175,12 +175,21 @@ export async function statusAudience(
   },
 ): Promise<AccountRow[]> {
   const distributable = s.visibility === 'public' || s.visibility === 'unlisted'
-  const [followers, others] = await Promise.all([
-    s.visibility === 'direct' ? [] : remoteFollowers(db, s.accountId),
-    remoteAccounts(db, [
-      ...s.mentionedAccountIds,
-      ...(distributable ? [s.inReplyToAccountId, ...(s.reachedAccountIds ?? [])] : []),
-    ]),
-  ])
-  return [...new Map([...followers, ...others].map((a) => [a.id, a])).values()]
+  const named = [
+    ...new Set(
+      [
+        ...s.mentionedAccountIds,
+        ...(distributable ? [s.inReplyToAccountId, ...(s.reachedAccountIds ?? [])] : []),
+      ].filter((id): id is string => !!id),
+    ),
+  ]
+  // The followers and the accounts named, in one statement.
+  return db('accounts')
+    .whereNotNull('domain')
+    .where((q) => {
+      q.whereIn('id', named)
+      if (s.visibility !== 'direct')
+        q.orWhereIn('id', db('follows').where('target_account_id', s.accountId).select('account_id'))
+    })
+    .orderBy('id')
 }

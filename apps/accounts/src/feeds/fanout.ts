@@ -31,7 +31,10 @@ export async function fanOut(
   if (!status) return
   const author = await reads.account(status.account_id)
   if (!author || author.suspended_at) return
-  const [facts] = await statusFacts(f.db, [status])
+  // A reblog's facts include its original's; a status's own are its mentions, which the activity reads once.
+  const [facts] = status.reblog_of_id
+    ? await statusFacts(f.db, [status])
+    : [{ status, mentionIds: [...(await reads.mentions(status.id))] }]
   const own = [home(status.account_id)]
   await place(f, status, own, edit ? { candidates: own } : undefined)
   const involved = involvedAccounts([facts!])

@@ -1,4 +1,5 @@
 import type { Request } from 'express'
+import { firstRowPerTable } from '@roost/db'
 import { forbidden, userRequired } from '@roost/service'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
@@ -18,10 +19,12 @@ export interface CurrentUser {
 export async function requireUser(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
   const userId = req.token?.userId
   if (!userId) throw userRequired()
-  const user: UserRow | undefined = await ctx.db('users').where({ id: userId }).first()
-  const account: AccountRow | undefined = user
-    ? await ctx.db('accounts').where({ id: user.account_id }).first()
-    : undefined
+  const [user, account] =
+    (await firstRowPerTable<[UserRow, AccountRow]>(
+      ctx.db,
+      'SELECT users.*, accounts.* FROM users JOIN accounts ON accounts.id = users.account_id WHERE users.id = ?',
+      [userId],
+    )) ?? []
   if (!user || !account) throw userRequired()
   const refusal = loginRefusal({ ...user, suspended_at: account.suspended_at })
   if (refusal) throw forbidden(refusal)
