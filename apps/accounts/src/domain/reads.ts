@@ -1,3 +1,4 @@
+import { firstRowPerTable } from '@roost/db'
 import type { Knex } from '@roost/db'
 import type { AccountRow } from '../entities/account'
 import type { StatusRow } from '../entities/status'
@@ -5,10 +6,12 @@ import type { StatusRow } from '../entities/status'
 /**
  * Rows that several steps of one piece of work read, read once and shared (docs/performance.md, "Write path"):
  * the accounts worker makes one per activity, so its consumers (notifications, feeds, streaming, federation) read
- * a new status, its author, its hashtags and its mentions once between them instead of once each. A step that must hold a row
- * while it works still locks it in its own transaction; these are plain reads, as fresh as the work that asks.
+ * a new status, its author, its hashtags and its mentions once between them, in one statement, instead of once
+ * each. A step that must hold a row while it works still locks it in its own transaction; these are plain reads,
+ * as fresh as the work that asks.
  */
 export interface Reads {
+  /** A status; its author, mentions and hashtags come with it. */
   status(id: string): Promise<StatusRow | undefined>
   account(id: string): Promise<AccountRow | undefined>
   /** A status's hashtags: ids and normalised names. */
@@ -18,28 +21,65 @@ export interface Reads {
 }
 
 export function createReads(db: Knex): Reads {
-  return {
-    status: once((id) => db('statuses').where({ id }).first()),
-    account: once((id) => db('accounts').where({ id }).first()),
-    tags: once((statusId) =>
-      db('status_tags')
-        .join('tags', 'tags.id', 'status_tags.tag_id')
-        .where('status_tags.status_id', statusId)
-        .select('tags.id', 'tags.name'),
-    ),
-    mentions: once((statusId) => db('mentions').where({ status_id: statusId }).pluck('account_id')),
-  }
+  const account = once<AccountRow | undefined>((id) => db('accounts').where({ id }).first())
+  const tags = once<{ id: string; name: string }[]>((statusId) =>
+    db('status_tags')
+      .join('tags', 'tags.id', 'status_tags.tag_id')
+      .where('status_tags.status_id', statusId)
+      .orderBy('tags.id')
+      .select('tags.id', 'tags.name'),
+  )
+  const mentions = once<readonly string[]>((statusId) =>
+    db('mentions').where({ status_id: statusId }).pluck('account_id'),
+  )
+  // A status comes with its author, its mentions and its hashtags, in one statement: whoever reads a status next
+  // asks for those.
+  const status = once(async (id) => {
+    const row = await firstRowPerTable<[StatusRow, AccountRow, StatusExtras]>(db, STATUS_WITH_EXTRAS, [id])
+    if (!row) return undefined
+    const [found, author, extras] = row
+    account.prime(author.id, author)
+    mentions.prime(id, extras.mention_ids)
+    tags.prime(
+      id,
+      extras.tag_ids.map((tagId, i) => ({ id: tagId, name: extras.tag_names[i]! })),
+    )
+    return found
+  })
+  return { status, account, tags, mentions }
 }
+
+interface StatusExtras {
+  mention_ids: string[]
+  tag_ids: string[]
+  tag_names: string[]
+}
+
+const STATUS_WITH_EXTRAS = `
+  SELECT statuses.*, accounts.*,
+         ARRAY(SELECT account_id::text FROM mentions WHERE status_id = statuses.id) AS mention_ids,
+         ARRAY(SELECT tags.id::text FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
+                WHERE status_tags.status_id = statuses.id ORDER BY tags.id) AS tag_ids,
+         ARRAY(SELECT tags.name FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
+                WHERE status_tags.status_id = statuses.id ORDER BY tags.id) AS tag_names
+    FROM statuses JOIN accounts ON accounts.id = statuses.account_id
+   WHERE statuses.id = ?`
 
 /**
  * Memoises a read by key. The read's promise is kept, not the knex builder it returns: a builder is a thenable
- * that runs its query again each time it is awaited.
+ * that runs its query again each time it is awaited. `prime` keeps a value another read brought along, unless
+ * the key was asked for already.
  */
-function once<T>(read: (key: string) => PromiseLike<T>): (key: string) => Promise<T> {
+function once<T>(read: (key: string) => PromiseLike<T>) {
   const kept = new Map<string, Promise<T>>()
-  return (key) => {
+  const get = (key: string): Promise<T> => {
     let value = kept.get(key)
     if (!value) kept.set(key, (value = Promise.resolve(read(key))))
     return value
   }
+  return Object.assign(get, {
+    prime(key: string, value: T) {
+      if (!kept.has(key)) kept.set(key, Promise.resolve(value))
+    },
+  })
 }

@@ -10,6 +10,8 @@ import type { UserRow } from './sign-in'
 export interface CurrentUser {
   user: UserRow
   account: AccountRow
+  /** The app the request's token was issued to (Mastodon's `doorkeeper_token.application`), as statuses show it. */
+  application?: { id: string; name: string; website: string | null }
 }
 
 /**
@@ -19,17 +21,26 @@ export interface CurrentUser {
 export async function requireUser(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
   const userId = req.token?.userId
   if (!userId) throw userRequired()
-  const [user, account] =
-    (await firstRowPerTable<[UserRow, AccountRow]>(
+  // The user, the account and the token's app in one round trip (docs/performance.md, "Write path").
+  const [user, account, application] =
+    (await firstRowPerTable<[UserRow, AccountRow, Partial<NonNullable<CurrentUser['application']>>]>(
       ctx.db,
-      'SELECT users.*, accounts.* FROM users JOIN accounts ON accounts.id = users.account_id WHERE users.id = ?',
-      [userId],
+      `SELECT users.*, accounts.*, oauth_applications.id, oauth_applications.name, oauth_applications.website
+         FROM users JOIN accounts ON accounts.id = users.account_id
+         LEFT JOIN oauth_access_tokens ON oauth_access_tokens.id = ?
+         LEFT JOIN oauth_applications ON oauth_applications.id = oauth_access_tokens.application_id
+        WHERE users.id = ?`,
+      [req.token!.tokenId, userId],
     )) ?? []
   if (!user || !account) throw userRequired()
   const refusal = loginRefusal({ ...user, suspended_at: account.suspended_at })
   if (refusal) throw forbidden(refusal)
   await noteActivity(ctx, user)
-  return { user, account }
+  return {
+    user,
+    account,
+    application: application?.id ? (application as CurrentUser['application']) : undefined,
+  }
 }
 
 const DAY_MS = 24 * 3600 * 1000

@@ -37,7 +37,7 @@ export function pollOf(
 
 /** POST /api/v1/statuses */
 export async function postStatus(ctx: AccountsContext, req: Request, res: Response) {
-  const { user, account } = await requireUser(ctx, req)
+  const { user, account, application } = await requireUser(ctx, req)
   // The posting defaults of the user's preferences (users.default_*).
   const defaults = user as typeof user & {
     default_privacy: Visibility
@@ -45,12 +45,6 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     default_language: string | null
   }
   const p = readParams(req, postStatusParams)
-  // The posting app, with what its status shows of it (to its author).
-  const application: { id: string; name: string; website: string | null } | undefined = await ctx
-    .db('oauth_access_tokens')
-    .join('oauth_applications', 'oauth_applications.id', 'oauth_access_tokens.application_id')
-    .where('oauth_access_tokens.id', req.token!.tokenId)
-    .first('oauth_applications.id', 'oauth_applications.name', 'oauth_applications.website')
   const input: NewStatus = {
     text: p.status ?? '',
     spoilerText: p.spoiler_text ?? '',
