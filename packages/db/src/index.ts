@@ -23,7 +23,8 @@ export function createDatabase(url: string, schema: string, pool = { min: 0, max
 /**
  * The first row of a join of different tables (`SELECT a.*, b.* FROM a JOIN b …`), as one object per table in the
  * order their columns come: two rows in one round trip without listing either's columns, whose names may clash
- * (`id`). Undefined when there is no row.
+ * (`id`). Columns of no table (expressions) that come together make one object of their own. Undefined when there is
+ * no row.
  */
 export async function firstRowPerTable<T extends object[]>(
   db: Knex,

@@ -19,8 +19,8 @@ import { home } from './store'
  * A new status or reblog (`undefined`: gone since) reaches its author's feed, the feeds of local followers active
  * lately that the rules admit (a direct message only the mentioned ones among them), the lists its author is in,
  * and (public statuses) the followers of its hashtags. `edit`: the status was edited, and the fan-out runs again (`place`): feeds that
- * hold it hear `status.update`, feeds the edited status now qualifies for take it. `reads`: the author and the
- * hashtags as the rest of the activity's work reads them (domain/reads.ts).
+ * hold it hear `status.update`, feeds the edited status now qualifies for take it. `reads`: the author, the
+ * mentions and the hashtags as the rest of the activity's work reads them (domain/reads.ts).
  */
 export async function fanOut(
   f: Feeds,
