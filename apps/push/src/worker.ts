@@ -52,7 +52,6 @@ function parseOrFail<T>(
   return result.data
 }
 
-/** Mastodon skips pushes for notifications older than its push TTL (mastodon/mastodon#32842). */
 /** A push to make: `subscription` undefined when a retry finds it gone. */
 interface Push {
   subscription: SubscriptionRow | undefined
@@ -60,6 +59,7 @@ interface Push {
   deliveryId: string
 }
 
+/** Mastodon skips pushes for notifications older than its push TTL (mastodon/mastodon#32842). */
 const isStale = (event: NotificationCreated) =>
   Date.now() - Date.parse(event.createdAt) > PUSH_TTL_SECONDS * 1000
 

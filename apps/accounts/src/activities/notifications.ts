@@ -8,7 +8,7 @@ import {
   withdrawNotifications,
 } from '../domain/notifications'
 import type { NewNotification } from '../domain/notifications'
-import type { StreamingPublisher } from '../streaming/publisher'
+import type { MadeNotification, StreamingPublisher } from '../streaming/publisher'
 import type { ReportRow } from '../domain/reports'
 import { staffToNotify } from '../domain/reports'
 import type { Consumer } from './consumer'
@@ -25,7 +25,7 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
    * The notifications each open transaction made, and the conversations it changed, streamed to their recipients
    * once it has committed.
    */
-  const made = new WeakMap<Knex, { id: string; accountId: string }[]>()
+  const made = new WeakMap<Knex, MadeNotification[]>()
   const conversed = new WeakMap<Knex, string[]>()
   const notify = async (trx: Knex, urls: Urls, n: NewNotification) => {
     const id = await notifyInTransaction(trx, urls, n)
@@ -38,7 +38,7 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
     return ids
   }
   const whileExists = async <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) => {
-    const notifications: { id: string; accountId: string }[] = []
+    const notifications: MadeNotification[] = []
     const conversations: string[] = []
     await db.transaction(async (trx) => {
       made.set(trx, notifications)

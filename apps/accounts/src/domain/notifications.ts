@@ -65,10 +65,10 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
  * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction, for one
  * activity and any number of recipients: drops the notification for self-actions (except a poll's end), a
  * suspended or remote recipient, a sender the recipient blocks or muted with notifications, a silenced sender the
- * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its `notification.created` event (one `notifications.created` for several). A replayed
- * activity finds its notifications there already and adds nothing. Whatever the number of recipients, this is
- * four statements: their facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md,
- * "Write path"). Returns recipient → new notification id (only those made), so the caller can stream them once
+ * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its
+ * `notification.created` event (one `notifications.created` for several). A replayed activity finds its
+ * notifications there already and adds nothing. Whatever the number of recipients, this is four statements: their
+ * facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md, "Write path"). Returns recipient → new notification id (only those made), so the caller can stream them once
  * its transaction has committed; recipients' notifications are made in the order given.
  */
 export async function notifyAll(

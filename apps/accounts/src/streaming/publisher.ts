@@ -16,6 +16,12 @@ import { renderStatuses } from '../entities/status'
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
 
+/** A notification just made, with its recipient (whose channel it goes to). */
+export interface MadeNotification {
+  id: string
+  accountId: string
+}
+
 /** The events a status can be published with. */
 export type StatusEvent = Extract<StreamingEvent, 'update' | 'status.update'>
 
@@ -115,7 +121,7 @@ export function createStreamingPublisher(options: {
      * `timeline:<account>:notifications`: new notifications, each rendered for its recipient; read only for the
      * recipients listening.
      */
-    async notifications(made: { id: string; accountId: string }[]) {
+    async notifications(made: MadeNotification[]) {
       const listening = await listened(made.map((n) => channels.notifications(n.accountId)))
       const wanted = made.filter((n) => listening.has(channels.notifications(n.accountId)))
       if (!wanted.length) return

@@ -3,7 +3,7 @@ import type { Urls } from '../entities/account'
 import type { PollRow } from '../domain/polls'
 import { notifyAll } from '../domain/notifications'
 import * as outbox from '../outbox/outbox'
-import type { StreamingPublisher } from '../streaming/publisher'
+import type { MadeNotification, StreamingPublisher } from '../streaming/publisher'
 
 /**
  * A poll's end (Mastodon's PollExpirationNotifyWorker): `poll` notifications to its author and to everyone who
@@ -19,7 +19,7 @@ export async function endPoll(
   pollId: string,
   streaming?: Pick<StreamingPublisher, 'notifications'>,
 ): Promise<Date | undefined> {
-  const made: { id: string; accountId: string }[] = []
+  const made: MadeNotification[] = []
   const later = await db.transaction(async (trx) => {
     const poll: PollRow | undefined = await trx('polls').where({ id: pollId }).forUpdate().first()
     if (!poll || poll.expiry_notified_at || !poll.expires_at) return undefined

@@ -23,8 +23,8 @@ export async function acknowledgedAmong(db: Knex, deliveryIds: string[]): Promis
  * Records the deliveries the push service has accepted, as they come: a delivery's record goes out at once when
  * no insert is in flight, else with every other that came meanwhile in the next insert (a group commit, as
  * Postgres does with WAL flushes). Each caller still waits only until its own record is committed, so the time
- * between the push service's answer and its record stays about one insert long (docs/security.md), and a fan-out
- * of ten pushes answered together costs a few inserts instead of ten (docs/performance.md, "Write path").
+ * between the push service's answer and its record stays at most two inserts long (docs/security.md), and a
+ * fan-out of ten pushes answered together costs a few inserts instead of ten (docs/performance.md, "Write path").
  */
 export function createAcknowledger(db: Knex): (deliveryId: string) => Promise<void> {
   let waiting: { deliveryId: string; done: () => void; failed: (err: unknown) => void }[] = []
