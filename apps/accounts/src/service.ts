@@ -33,6 +33,7 @@ export async function createAccountsService(config: AccountsConfig) {
     issuer: issuerOf(config.PUBLIC_URL),
     keys: keys.localKeySet,
     revocations,
+    gatewaySecret: config.GATEWAY_SECRET,
   })
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const logins = new LoginRefusals(redis, config.REDIS_PREFIX)

@@ -1,6 +1,5 @@
 import net from 'node:net'
 import type { IncomingMessage } from 'node:http'
-import { signClientAddress } from '@roost/auth'
 
 /** `::ffff:1.2.3.4` (an IPv4 peer on a dual-stack socket) → `1.2.3.4`, so one rule matches both spellings. */
 export function normalizeAddress(address: string): string | undefined {
@@ -60,25 +59,5 @@ export function createClientAddressResolver(trustedProxies: readonly string[]) {
       client = address
     }
     return client
-  }
-}
-
-/**
- * The address header's signature (`signClientAddress`), made once per address and second instead of once per
- * request: an HMAC is about a tenth of a CPU-millisecond, and a signature made within the last second is as good
- * as a new one to the services, which accept one for a minute (docs/security.md, "The client address").
- */
-export function createAddressSigner(secret: string): (address: string) => string {
-  let second = 0
-  let signed = new Map<string, string>()
-  return (address) => {
-    const now = Date.now()
-    if (Math.floor(now / 1000) !== second) {
-      second = Math.floor(now / 1000)
-      signed = new Map()
-    }
-    let signature = signed.get(address)
-    if (!signature) signed.set(address, (signature = signClientAddress(secret, address, now)))
-    return signature
   }
 }

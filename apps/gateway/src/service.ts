@@ -13,6 +13,7 @@ import {
   issuerOf,
   presentedToken,
   RevocationList,
+  TOKEN_CHECKED_HEADER,
 } from '@roost/auth'
 import { findRoute, openApiDocument, ROUTES, STREAMING_WEBSOCKET_PATH } from '@roost/routes'
 import type { Upstream } from '@roost/routes'
@@ -28,7 +29,7 @@ import {
   toHttpError,
 } from '@roost/service'
 import { bodyLimit } from './body-limit'
-import { createAddressSigner, createClientAddressResolver } from './client-address'
+import { createClientAddressResolver } from './client-address'
 import { mountCors } from './cors'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
@@ -36,6 +37,7 @@ import { mountBullBoard } from './bull-board'
 import { createProxy } from './proxy'
 import { createRateLimiter, rateLimitHeaders } from './rate-limit'
 import { createRouteIndex, runHandlers } from './route-index'
+import { createHeaderSigners } from './signed-headers'
 
 /**
  * The gateway: the only public entry. Every request: client address and `no_access` IP rules; then, for each
@@ -55,7 +57,7 @@ export async function createGateway(config: GatewayConfig) {
   })
   const verify = createTokenVerifier({ issuer: issuerOf(config.PUBLIC_URL), keys, revocations })
   const clientAddress = createClientAddressResolver(config.TRUSTED_PROXIES)
-  const signAddress = createAddressSigner(config.GATEWAY_SECRET)
+  const sign = createHeaderSigners(config.GATEWAY_SECRET)
   const ipRules = createIpRules(redis, config.REDIS_PREFIX, logger)
   const rateLimiter = createRateLimiter(redis, config, logger)
 
@@ -81,7 +83,8 @@ export async function createGateway(config: GatewayConfig) {
   app.use(async (req, _res, next) => {
     const address = clientAddress(req)
     req.headers[CLIENT_ADDRESS_HEADER] = address
-    req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signAddress(address)
+    req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = sign.address(address)
+    delete req.headers[TOKEN_CHECKED_HEADER] // only the gateway's own, set below once it has checked the token
     if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
     next()
   })
@@ -120,6 +123,9 @@ export async function createGateway(config: GatewayConfig) {
         if (limited.error) throw limited.error
         if (limited.value) res.set(rateLimitHeaders(limited.value))
         if (verdict.error) throw verdict.error
+        // The services then verify the token's signature and scopes again, but need not look it up in the
+        // revocation list again (docs/security.md, "Tokens the gateway checked").
+        if (req.token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(req.token.tokenId)
         // Mastodon checks sign_up_block in the sign-up controller, after the token.
         if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
         next()
@@ -152,7 +158,8 @@ export async function createGateway(config: GatewayConfig) {
         throw notFound()
       const address = clientAddress(req)
       req.headers[CLIENT_ADDRESS_HEADER] = address
-      req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = signAddress(address)
+      req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = sign.address(address)
+      delete req.headers[TOKEN_CHECKED_HEADER] // the streaming service checks its tokens itself
       if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
       const token = await authenticate(webSocketRoute, req as Request, verify)
       await rateLimiter.hit(webSocketFamilies, { address, token })

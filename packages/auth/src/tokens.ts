@@ -3,6 +3,7 @@ import { jwtVerify, errors } from 'jose'
 import type { JWTVerifyGetKey } from 'jose'
 import { serviceUnavailable } from '@roost/service'
 import type { RevocationList } from './revocation'
+import { isTokenChecked } from './token-checked'
 
 /** The claims of a Roost access token (docs/architecture.md, "Tokens"). */
 export interface AccessToken {
@@ -39,6 +40,11 @@ export function createTokenVerifier(options: {
   issuer: string
   keys: JWTVerifyGetKey
   revocations: RevocationList
+  /**
+   * A service's copy of GATEWAY_SECRET: with it, a request the gateway marked as checked against the revocation
+   * list (`TOKEN_CHECKED_HEADER`) is not looked up again. The gateway itself has none: it always looks.
+   */
+  gatewaySecret?: string
 }) {
   const verified = new Map<string, { token: AccessToken; until: number }>()
 
@@ -79,10 +85,14 @@ export function createTokenVerifier(options: {
     return token
   }
 
-  async function verify(raw: string): Promise<Verification> {
+  /** `checkedByGateway`: the request's `TOKEN_CHECKED_HEADER`, if any. */
+  async function verify(raw: string, checkedByGateway?: string | string[]): Promise<Verification> {
     const token = await checkSignature(raw)
     if (!token) return { ok: false, reason: 'invalid' }
-    if (await options.revocations.isRevoked(token.tokenId)) return { ok: false, reason: 'revoked' }
+    const checked =
+      !!options.gatewaySecret && isTokenChecked(options.gatewaySecret, checkedByGateway, token.tokenId)
+    if (!checked && (await options.revocations.isRevoked(token.tokenId)))
+      return { ok: false, reason: 'revoked' }
     return { ok: true, token }
   }
   /**
