@@ -1,3 +1,4 @@
+import { RevocationList } from '@roost/auth'
 import { startPushReceiver } from '@roost/testing'
 import { bearer, eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
@@ -35,7 +36,8 @@ it('a revoked token stays refused and the IP rules come back, without restarting
 
   const redis = stack.accounts.ctx.redis
   const prefix = stack.env.REDIS_PREFIX!
-  const lost = [`${prefix}:revoked-tokens`, `${prefix}:revoked-tokens:complete`, `${prefix}:ip-rules`]
+  const revocations = new RevocationList(redis, prefix)
+  const lost = [revocations.key, `${prefix}:ip-rules`]
   let refusedMeanwhile = 0
   for (let round = 0; round < 3; round++) {
     await redis.del(...lost)
@@ -47,7 +49,7 @@ it('a revoked token stays refused and the IP rules come back, without restarting
     )
     for (const status of answers) expect([401, 503]).toContain(status)
     refusedMeanwhile += answers.length
-    await eventually(async () => (await redis.exists(`${prefix}:revoked-tokens:complete`)) === 1)
+    await eventually(() => revocations.isComplete())
     await stack.api().get('/api/v1/apps/verify_credentials').set(bearer(token)).expect(401)
     await eventually(async () => (await blocked()).status === 403)
   }

@@ -1,3 +1,4 @@
+import { RevocationList } from '@roost/auth'
 import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { ids, links, post, reader, signUp, timeline } from './helpers'
@@ -263,7 +264,7 @@ describe('Redis holds only what Postgres rebuilds', () => {
       } while (cursor !== '0')
     }
     // Tokens cannot be judged until accounts has republished the revocation list it lost (docs/security.md).
-    await eventually(async () => (await redis.exists(`${prefix}:revoked-tokens:complete`)) === 1)
+    await eventually(() => new RevocationList(redis, prefix).isComplete())
     // The relay publishes the last minutes' events again (docs/activities.md, "When Redis loses its data"), this
     // feed's first home_feed.missing among them: the feed may be rebuilt before the read (200) or be asked for by
     // it (206); the full feed either way.
