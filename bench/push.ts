@@ -37,6 +37,7 @@ async function rate(count: number, concurrency: number, send: () => Promise<unkn
 export async function benchPush(count: number) {
   const vapid = webpush.generateVAPIDKeys()
   const config = loadPushConfig({
+    GATEWAY_SECRET: 'required by the config, unused by the sender',
     VAPID_PUBLIC_KEY: vapid.publicKey,
     VAPID_PRIVATE_KEY: vapid.privateKey,
     PUSH_ALLOWED_PRIVATE_ADDRESSES: '127.0.0.0/8',

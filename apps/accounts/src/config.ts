@@ -58,7 +58,10 @@ export const accountsEnv = baseEnv.extend({
   OAUTH_PASSWORD_GRANT: envFlag(false),
   /** Signs the sign-in session cookie of the OAuth pages. */
   SESSION_SECRET: z.string().min(32),
-  /** Checks the gateway's signature on the client address it forwards (the gateway's GATEWAY_SECRET). */
+  /**
+   * Checks the gateway's signatures on the client address it forwards and on its word that it has looked a token
+   * up in the revocation list (the gateway's GATEWAY_SECRET).
+   */
   GATEWAY_SECRET: z.string().min(32),
   /** `off` disables every rate limit, the sign-in throttles below included (as on the gateway). */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),

@@ -10,6 +10,8 @@ export const pushEnv = baseEnv.extend({
   PUSH_WORKER_PORT: envPort(3003),
   /** Where the accounts service publishes its token keys. */
   ACCOUNTS_URL: z.url().default('http://127.0.0.1:3001'),
+  /** Checks the gateway's word that it has looked a token up in the revocation list (the gateway's GATEWAY_SECRET). */
+  GATEWAY_SECRET: z.string().min(32),
   VAPID_PUBLIC_KEY: z.string().min(1),
   VAPID_PRIVATE_KEY: z.string().min(1),
   /** The contact in every VAPID JWT (`sub`): a mailto: or https: URL. */

@@ -22,6 +22,7 @@ export async function createPushService(config: PushConfig) {
     issuer: issuerOf(config.PUBLIC_URL),
     keys: createRemoteJWKSet(new URL('/oauth/jwks', config.ACCOUNTS_URL), { cooldownDuration: 30_000 }),
     revocations: new RevocationList(redis, config.REDIS_PREFIX),
+    gatewaySecret: config.GATEWAY_SECRET,
   })
 
   const app = createApp({
