@@ -2,7 +2,8 @@ import http from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { RequestHandler } from 'express'
-import { createProxyMiddleware } from 'http-proxy-middleware'
+import { createProxyMiddleware, debugProxyErrorsPlugin } from 'http-proxy-middleware'
+import type { Plugin } from 'http-proxy-middleware'
 import { serviceUnavailable } from '@roost/service'
 import type { Logger } from '@roost/service'
 
@@ -26,29 +27,34 @@ export function createProxy(
     maxFreeSockets: sockets,
     keepAliveMsecs: 1000,
   })
+  // Our own plugins instead of the library's defaults: its logger plugin built a URL and a log line for every
+  // response only to hand them to a no-op `info` (1.6 % of the gateway's CPU in a profile), and logged each upstream
+  // failure a second time. `debugProxyErrorsPlugin` stays: it ends an upstream response whose client went away.
+  const answerFailure: Plugin = (proxyServer) => {
+    proxyServer.on('error', (err, _req, res) => {
+      logger.error({ err, target }, 'upstream failed')
+      const out = res as http.ServerResponse
+      if ('headersSent' in out && !out.headersSent) {
+        const unavailable = serviceUnavailable()
+        out.writeHead(unavailable.status, {
+          'Content-Type': 'application/json; charset=utf-8',
+          ...unavailable.headers,
+        })
+        out.end(JSON.stringify({ error: unavailable.message }))
+      } else if ('destroy' in out && !('headersSent' in out)) {
+        // A WebSocket upgrade: the client's socket itself.
+        ;(out as unknown as Duplex).destroy()
+      } else out.end()
+    })
+  }
   const middleware = createProxyMiddleware({
     target,
     agent,
     xfwd: true,
     ...(options.streams ? {} : { proxyTimeout: 30_000 }),
     logger: { info: () => {}, warn: (m: unknown) => logger.warn(m), error: (m: unknown) => logger.error(m) },
-    on: {
-      error(err, _req, res) {
-        logger.error({ err, target }, 'upstream failed')
-        const out = res as http.ServerResponse
-        if ('headersSent' in out && !out.headersSent) {
-          const unavailable = serviceUnavailable()
-          out.writeHead(unavailable.status, {
-            'Content-Type': 'application/json; charset=utf-8',
-            ...unavailable.headers,
-          })
-          out.end(JSON.stringify({ error: unavailable.message }))
-        } else if ('destroy' in out && !('headersSent' in out)) {
-          // A WebSocket upgrade: the client's socket itself.
-          ;(out as unknown as Duplex).destroy()
-        } else out.end()
-      },
-    },
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, answerFailure],
   })
   return {
     middleware: middleware as unknown as RequestHandler,

@@ -1,0 +1,44 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import request from 'supertest'
+import { createLogger } from '@roost/service'
+import { createProxy } from './proxy'
+
+const logger = createLogger('gateway-proxy-test', 'silent')
+
+/** A real upstream on a loopback port; `close` frees the port, so its URL then refuses connections. */
+async function upstream() {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+    res.end(JSON.stringify({ path: req.url, authorization: req.headers.authorization ?? null }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+describe('the proxy to a service', () => {
+  it('forwards the request unchanged and hands back the answer', async () => {
+    const up = await upstream()
+    const proxy = createProxy(up.url, 4, logger)
+    const app = express().use(proxy.middleware)
+    const res = await request(app).get('/api/v1/instance?x=1').set('Authorization', 'Bearer t').expect(200)
+    expect(res.body).toEqual({ path: '/api/v1/instance?x=1', authorization: 'Bearer t' })
+    proxy.close()
+    await up.close()
+  })
+
+  it('answers a Mastodon-style 503 with Retry-After when the service does not answer', async () => {
+    const up = await upstream()
+    await up.close()
+    const proxy = createProxy(up.url, 4, logger)
+    const app = express().use(proxy.middleware)
+    const res = await request(app).get('/api/v1/instance').expect(503)
+    expect(res.body).toEqual({
+      error: 'There was a temporary problem serving your request, please try again',
+    })
+    expect(res.headers['retry-after']).toBe('5')
+    proxy.close()
+  })
+})
