@@ -10,15 +10,21 @@ import { createHeaderSigners } from './signed-headers'
 
 const at = 1_800_000_000_000
 
+/** Signs `subject` at `at` and again 999 ms later, which must give the same signature; the clock left mocked. */
+function signedOnceASecond(sign: (subject: string) => string, subject: string) {
+  const now = jest.spyOn(Date, 'now').mockReturnValue(at)
+  const signature = sign(subject)
+  now.mockReturnValue(at + 999)
+  expect(sign(subject)).toBe(signature)
+  return { signature, now }
+}
+
 describe('signed headers', () => {
   afterEach(() => jest.restoreAllMocks())
 
   it('signs an address once a second, with a signature the services accept', () => {
     const sign = createHeaderSigners('secret').address
-    const now = jest.spyOn(Date, 'now').mockReturnValue(at)
-    const signature = sign('203.0.113.5')
-    now.mockReturnValue(at + 999)
-    expect(sign('203.0.113.5')).toBe(signature)
+    const { signature, now } = signedOnceASecond(sign, '203.0.113.5')
     const other = sign('198.51.100.1')
     now.mockReturnValue(at + 1000)
     expect(sign('203.0.113.5')).not.toBe(signature)
@@ -36,11 +42,7 @@ describe('signed headers', () => {
   })
 
   it("signs a checked token once a second; a service takes it only for that token, fresh, and with the gateway's secret", () => {
-    const sign = createHeaderSigners('secret').tokenChecked
-    const now = jest.spyOn(Date, 'now').mockReturnValue(at)
-    const checked = sign('41')
-    now.mockReturnValue(at + 999)
-    expect(sign('41')).toBe(checked)
+    const { signature: checked, now } = signedOnceASecond(createHeaderSigners('secret').tokenChecked, '41')
     now.mockRestore()
     expect(isTokenChecked('secret', checked, '41', at + TOKEN_CHECKED_LIFETIME_MS)).toBe(true)
     expect(isTokenChecked('secret', checked, '42', at)).toBe(false)

@@ -68,7 +68,8 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
  * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its
  * `notification.created` event (one `notifications.created` for several). A replayed activity finds its
  * notifications there already and adds nothing. Whatever the number of recipients, this is four statements: their
- * facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md, "Write path"). Returns recipient → new notification id (only those made), so the caller can stream them once
+ * facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md, "Write
+ * path"). Returns recipient → new notification id (only those made), so the caller can stream them once
  * its transaction has committed; recipients' notifications are made in the order given.
  */
 export async function notifyAll(

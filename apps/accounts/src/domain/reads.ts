@@ -40,10 +40,7 @@ export function createReads(db: Knex): Reads {
     const [found, author, extras] = row
     account.prime(author.id, author)
     mentions.prime(id, extras.mention_ids)
-    tags.prime(
-      id,
-      extras.tag_ids.map((tagId, i) => ({ id: tagId, name: extras.tag_names[i]! })),
-    )
+    tags.prime(id, extras.tags)
     return found
   })
   return { status, account, tags, mentions }
@@ -51,17 +48,15 @@ export function createReads(db: Knex): Reads {
 
 interface StatusExtras {
   mention_ids: string[]
-  tag_ids: string[]
-  tag_names: string[]
+  tags: { id: string; name: string }[]
 }
 
 const STATUS_WITH_EXTRAS = `
   SELECT statuses.*, accounts.*,
          ARRAY(SELECT account_id::text FROM mentions WHERE status_id = statuses.id) AS mention_ids,
-         ARRAY(SELECT tags.id::text FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
-                WHERE status_tags.status_id = statuses.id ORDER BY tags.id) AS tag_ids,
-         ARRAY(SELECT tags.name FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
-                WHERE status_tags.status_id = statuses.id ORDER BY tags.id) AS tag_names
+         (SELECT COALESCE(json_agg(json_build_object('id', tags.id::text, 'name', tags.name) ORDER BY tags.id), '[]')
+            FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
+           WHERE status_tags.status_id = statuses.id) AS tags
     FROM statuses JOIN accounts ON accounts.id = statuses.account_id
    WHERE statuses.id = ?`
 
