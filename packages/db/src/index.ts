@@ -2,6 +2,7 @@ import knexFactory from 'knex'
 import type { Knex } from 'knex'
 import pg from 'pg'
 import type { Page } from '@roost/service'
+import { PreparedStatementsClient } from './prepared-statements'
 
 export type { Knex }
 
@@ -9,10 +10,13 @@ export type { Knex }
 // count(*) is int8 too; callers convert counts with Number().
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v)
 
-/** A knex pool on one service's schema: unqualified table names resolve there first. */
+/**
+ * A knex pool on one service's schema: unqualified table names resolve there first. Statements with bindings run
+ * prepared (PreparedStatementsClient).
+ */
 export function createDatabase(url: string, schema: string, pool = { min: 0, max: 10 }): Knex {
   return knexFactory({
-    client: 'pg',
+    client: PreparedStatementsClient as unknown as typeof Knex.Client,
     connection: url,
     searchPath: [schema, 'public'],
     pool: { ...pool, idleTimeoutMillis: 30_000 },

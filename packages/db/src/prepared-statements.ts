@@ -1,0 +1,75 @@
+// @ts-expect-error knex ships no types for its dialect classes; this is the class `client: 'pg'` names.
+import KnexPgClient from 'knex/lib/dialects/postgres/index.js'
+
+/**
+ * How many statements one pool names. A statement's text varies with the length of an `IN (…)` list, so the
+ * texts are not a fixed set; each named one holds a plan in every backend that ran it. Texts past this many run
+ * unnamed, as before (docs/performance.md, "Prepared statements").
+ */
+export const MAX_PREPARED_STATEMENTS = 256
+
+/** What knex hands its dialect to run: the SQL, its bindings and the query's options (`rowMode`, …). */
+interface CompiledQuery {
+  sql: string
+  bindings?: readonly unknown[]
+  options?: Record<string, unknown>
+}
+
+/** Postgres refuses to run a prepared statement whose result columns a migration has changed since it was planned. */
+const isStaleResultType = (err: unknown) =>
+  (err as { code?: string }).code === '0A000' &&
+  /cached plan must not change result type/.test((err as Error).message)
+
+/** The names one pool's connections give statements: a text's name is the same on every connection. */
+class StatementNames {
+  private readonly names = new Map<string, string>()
+  private named = 0
+
+  nameOf(sql: string): string | undefined {
+    const name = this.names.get(sql)
+    if (name !== undefined || this.names.size >= MAX_PREPARED_STATEMENTS) return name
+    return this.rename(sql)
+  }
+
+  rename(sql: string): string {
+    const name = `roost_${this.named++}`
+    this.names.set(sql, name)
+    return name
+  }
+}
+
+/** Per pool, found through the pool's config, which its transactions' clients share. */
+const statementNames = new WeakMap<object, StatementNames>()
+function namesOf(config: object): StatementNames {
+  let names = statementNames.get(config)
+  if (!names) statementNames.set(config, (names = new StatementNames()))
+  return names
+}
+
+/**
+ * knex's Postgres dialect, running every statement with bindings as a named prepared statement: each connection
+ * parses and plans a statement once and then only binds and executes it, as Rails' prepared statements do for
+ * Mastodon. Parsing and planning a short statement cost Postgres about as much as running it.
+ */
+export class PreparedStatementsClient extends KnexPgClient {
+  /** Set on the client knex makes for each transaction, which shares the pool's `config` but no other field. */
+  declare transacting?: boolean
+  declare config: object
+
+  async _query(connection: unknown, query: CompiledQuery): Promise<unknown> {
+    const names = namesOf(this.config)
+    const name = query.bindings?.length && !query.options?.name ? names.nameOf(query.sql) : undefined
+    if (name === undefined) return super._query(connection, query)
+    try {
+      return await super._query(connection, { ...query, options: { ...query.options, name } })
+    } catch (err) {
+      if (!isStaleResultType(err)) throw err
+      // A migration changed a table under a running process. The text gets a new name, which every connection
+      // prepares afresh (the old one stays behind, unused, until the connection closes). A statement on its own
+      // had no effect and runs again; one in a transaction has aborted it and fails, as any error there does.
+      names.rename(query.sql)
+      if (this.transacting) throw err
+      return this._query(connection, query)
+    }
+  }
+}
