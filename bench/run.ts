@@ -12,7 +12,8 @@
  *   BENCH_PORT_BASE (4800)      first of the bench's ports (bench/stack.ts)
  *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
  *   BENCH_MENTIONS (0,1,10)     the posting scenario's mentions per post, one measurement each
- *   BENCH_PG_STATS=dir          load pg_stat_statements; the statements of each posting scenario go to dir
+ *   BENCH_PG_STATS=dir          load pg_stat_statements; the statements of each posting scenario and of the
+ *                               depth scenario go to dir
  *   BENCH_OUT (bench/results)   where results.json and chart.png go
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -91,6 +92,7 @@ async function main() {
 
     if (wanted('depth')) {
       const [author, viewer] = await fixtures.users(2, 'deep')
+      await statements.reset()
       const depth = await depthScenario(stack, fixtures, {
         author: author!,
         viewer: viewer!,
@@ -98,6 +100,7 @@ async function main() {
         requests: 100,
       })
       results.depth = depth
+      await statements.dump('depth', depth.page1Ms.n + depth.deepPageMs.n)
       log(
         `depth: page 1 p50 ${depth.page1Ms.p50} ms, 20,000 rows deep p50 ${depth.deepPageMs.p50} ms: ${depth.ratio}× (no ANALYZE: ${!depth.analyzedMeanwhile})`,
       )

@@ -48,13 +48,19 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => stack?.stop())
 
-/** The listing query an endpoint ran: the one that ends in `order by … limit`. */
+/**
+ * The listing query an endpoint ran: the one that ends in `order by … limit`. No other statement may be the start
+ * of it: that is the listing's builder run before its page was set (awaited, or returned from an async function,
+ * which awaits it), reading every row of the listing.
+ */
 async function listingQuery(request: () => PromiseLike<{ status: number }>) {
   captured.length = 0
   expect((await request()).status).toBe(200)
   const found = captured.filter((q) => /order by .+ limit \$\d+\s*$/i.test(q.sql))
   expect(found).toHaveLength(1)
-  return found[0]!
+  const listing = found[0]!
+  expect(captured.filter((q) => q !== listing && listing.sql.startsWith(q.sql)).map((q) => q.sql)).toEqual([])
+  return listing
 }
 
 interface PlanNode {

@@ -69,8 +69,12 @@ export async function authorStatusesVisibleTo(
   authorId: string,
   viewerId?: string,
   hidden: string[] = [],
-) {
-  if (!viewerId) return query.whereIn('statuses.visibility', ['public', 'unlisted'])
+): Promise<void> {
+  // Adds to `query` and returns nothing: a builder returned from an async function is awaited, which runs it.
+  if (!viewerId) {
+    query.whereIn('statuses.visibility', ['public', 'unlisted'])
+    return
+  }
   if (viewerId !== authorId) {
     const visibilities = ['public', 'unlisted']
     if (await follows(db, viewerId, authorId)) visibilities.push('private')
@@ -88,7 +92,6 @@ export async function authorStatusesVisibleTo(
           .whereRaw('originals.account_id = ANY (?::bigint[])', [bigintArray(hidden)]),
       ),
     )
-  return query
 }
 
 /** A status the viewer may read, else 404 "Record not found" (or `notFound` for a different text). */
