@@ -1,5 +1,6 @@
-import { lookup } from 'node:dns/promises'
+import { lookup as dnsLookup } from 'node:dns/promises'
 import net, { BlockList } from 'node:net'
+import type { LookupFunction } from 'node:net'
 
 /**
  * Addresses an outgoing request (push delivery, federation) must never reach: Mastodon's PrivateAddressCheck
@@ -90,6 +91,10 @@ export function embeddedIpv4(address: string): string | undefined {
  * Resolves a host (a push endpoint's, a peer's) and refuses it when any address is private, loopback, link-local or special,
  * unless allowed by configuration. The caller connects to the returned address, so a second DNS answer cannot
  * swap in another one (DNS rebinding).
+ *
+ * A request uses it through `vetLiteral` and `lookup`, so that a host name is resolved when a connection to it is
+ * opened and not for each request: one on a kept-alive connection makes no DNS query (a push service's host, asked
+ * before every push, was one `getaddrinfo` on libuv's four threads per push).
  */
 export function createAddressGuard(allowedCidrs: string) {
   const special = new BlockList()
@@ -113,16 +118,36 @@ export function createAddressGuard(allowedCidrs: string) {
     return special.check(address, type) && !allowed.check(address, type)
   }
 
-  return async function resolve(hostname: string): Promise<{ address: string; family: 4 | 6 }> {
-    const host = hostname.replace(/^\[|\]$/g, '')
+  const unbracketed = (hostname: string) => hostname.replace(/^\[|\]$/g, '')
+
+  async function resolve(hostname: string): Promise<{ address: string; family: 4 | 6 }> {
+    const host = unbracketed(hostname)
     const addresses = net.isIP(host)
       ? [{ address: host, family: net.isIP(host) as 4 | 6 }]
-      : ((await lookup(host, { all: true })) as { address: string; family: 4 | 6 }[])
+      : ((await dnsLookup(host, { all: true })) as { address: string; family: 4 | 6 }[])
     const refused = addresses.find((a) => isRefused(a.address))
     if (refused)
       throw new PrivateAddressError(`${hostname} resolves to a private address (${refused.address})`)
     if (!addresses[0]) throw new Error(`${hostname} has no address`)
     return addresses[0]
   }
+
+  /**
+   * The `lookup` of http(s).request: Node calls it when it opens a connection to a host name (`all` for its
+   * happy-eyeballs connect), never for a request on a connection kept alive. Fails with PrivateAddressError.
+   */
+  const lookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    resolve(hostname).then(
+      (vetted) => (options?.all ? callback(null, [vetted]) : callback(null, vetted.address, vetted.family)),
+      (err: unknown) => callback(err),
+    )
+  }) as unknown as LookupFunction
+
+  /** Refuses a private IP literal before a request: Node connects to one without calling `lookup`. */
+  async function vetLiteral(hostname: string): Promise<void> {
+    if (net.isIP(unbracketed(hostname))) await resolve(hostname)
+  }
+
+  return Object.assign(resolve, { lookup, vetLiteral })
 }
 export type AddressGuard = ReturnType<typeof createAddressGuard>

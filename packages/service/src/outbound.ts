@@ -1,14 +1,14 @@
 import http from 'node:http'
 import https from 'node:https'
-import type { LookupFunction } from 'node:net'
 import type { AddressGuard } from './address-guard'
 import { createAddressGuard } from './address-guard'
 
 /**
  * Requests to other servers (docs/federation.md, "Outgoing requests"): every new connection goes to an address the
- * guard has vetted after DNS resolution (so a second DNS answer cannot swap in a private one), connections are
- * kept alive per origin, connecting and answering have deadlines, and an answer larger than `maxBytes` is cut off.
- * Redirects are not followed (a 3xx is answered as such).
+ * guard resolves and vets as the connection opens (so a second DNS answer cannot swap in a private one, and a
+ * request on a kept-alive connection makes no DNS query), connections are kept alive per origin, connecting and
+ * answering have deadlines, and an answer larger than `maxBytes` is cut off. Redirects are not followed (a 3xx is
+ * answered as such).
  */
 export interface OutboundOptions {
   /** CIDRs of private addresses that may be reached anyway (development and tests). */
@@ -53,11 +53,7 @@ export function createOutboundClient(options: OutboundOptions = {}) {
     const url = new URL(target)
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp))
       throw new OutboundError(`${url.protocol} URLs are not allowed (${url.origin})`)
-    const address = await guard(url.hostname)
-    const lookup = ((_host: string, o: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      if (o?.all) callback(null, [address])
-      else callback(null, address.address, address.family)
-    }) as unknown as LookupFunction
+    await guard.vetLiteral(url.hostname)
     const client = url.protocol === 'https:' ? https : http
     return new Promise((resolve, reject) => {
       const req = client.request(
@@ -69,7 +65,7 @@ export function createOutboundClient(options: OutboundOptions = {}) {
           path: `${url.pathname}${url.search}`,
           headers: { 'User-Agent': options.userAgent ?? 'Roost', ...headers },
           agent: agentFor(url),
-          lookup,
+          lookup: guard.lookup, // a new connection goes to a vetted address; a kept-alive one looks nothing up
           timeout: options.requestTimeoutMs ?? 10_000,
         },
         (res) => {

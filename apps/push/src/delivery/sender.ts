@@ -1,6 +1,5 @@
 import http from 'node:http'
 import https from 'node:https'
-import type { LookupFunction } from 'node:net'
 import webpush from 'web-push'
 import type { PushConfig } from '../config'
 import type { SubscriptionRow } from '../subscriptions/store'
@@ -24,7 +23,7 @@ type Encoding = 'aes128gcm' | 'aesgcm'
  * Sends encrypted pushes. `web-push` only builds the request (encryption, headers): its own sender always speaks
  * https, opens a connection per message and re-signs VAPID every time. Here the VAPID headers are cached per
  * push-service origin, requests go through a keep-alive agent per origin, and every new connection goes to an
- * address the guard has vetted.
+ * address the guard has just resolved and vetted (a push on a kept-alive connection makes no DNS query).
  */
 export function createPushSender(config: PushConfig, guard: AddressGuard) {
   const vapid = new Map<string, { headers: Record<string, string>; renewAt: number }>()
@@ -79,21 +78,11 @@ export function createPushSender(config: PushConfig, guard: AddressGuard) {
     )
     const headers = details.headers as Record<string, string | number>
     if (encoding === 'aesgcm') headers['Crypto-Key'] = `${headers['Crypto-Key']};${auth['Crypto-Key']}`
-    const target = await guard(url.hostname)
-    return post(url, headers, details.body as Buffer, target)
+    await guard.vetLiteral(url.hostname)
+    return post(url, headers, details.body as Buffer)
   }
 
-  function post(
-    url: URL,
-    headers: Record<string, string | number>,
-    body: Buffer,
-    target: { address: string; family: 4 | 6 },
-  ): Promise<PushResponse> {
-    // New connections go to the vetted address only; `all` is asked for by Node's happy-eyeballs connect.
-    const lookup = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      if (options?.all) callback(null, [target])
-      else callback(null, target.address, target.family)
-    }) as unknown as LookupFunction
+  function post(url: URL, headers: Record<string, string | number>, body: Buffer): Promise<PushResponse> {
     const client = url.protocol === 'https:' ? https : http
     return new Promise((resolve, reject) => {
       const req = client.request(
@@ -105,7 +94,7 @@ export function createPushSender(config: PushConfig, guard: AddressGuard) {
           path: `${url.pathname}${url.search}`,
           headers,
           agent: agentFor(url),
-          lookup,
+          lookup: guard.lookup, // a new connection goes to a vetted address; a kept-alive one looks nothing up
           timeout: config.PUSH_REQUEST_TIMEOUT_MS,
         },
         (res) => {
