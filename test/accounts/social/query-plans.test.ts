@@ -1,3 +1,6 @@
+import { mentionedAccounts } from '../../../apps/accounts/src/domain/statuses'
+import { statusAudience } from '../../../apps/accounts/src/federation/status-activities'
+import type { AccountRow } from '../../../apps/accounts/src/entities/account'
 import type { Stack } from '../../stack'
 import { startStack } from '../../stack'
 import type { TestUser } from './helpers'
@@ -66,13 +69,16 @@ async function listingQuery(request: () => PromiseLike<{ status: number }>) {
 interface PlanNode {
   'Node Type': string
   'Index Name'?: string
+  'Relation Name'?: string
+  'Plan Rows': number
   Plans?: PlanNode[]
 }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)]
 
-async function plan(query: { sql: string; bindings: unknown[] }): Promise<PlanNode[]> {
+/** The plan of a captured query, sequential scans priced out, and sorting too unless `sorts`. */
+async function plan(query: { sql: string; bindings: unknown[] }, sorts = false): Promise<PlanNode[]> {
   return stack.accounts.ctx.db.transaction(async (trx) => {
-    await trx.raw('SET LOCAL enable_sort = off')
+    if (!sorts) await trx.raw('SET LOCAL enable_sort = off')
     await trx.raw('SET LOCAL enable_seqscan = off')
     // knex reports pg's numbered placeholders, in the order of the bindings.
     const sql = query.sql.replace(/\$\d+/g, '?')
@@ -141,4 +147,66 @@ it("an account's statuses check the author's suspension and the viewer's blocks 
   const query = await listingQuery(() => bob.get(`/api/v1/accounts/${alice.id}/statuses`))
   expect(query.sql).not.toMatch(/suspended_at/)
   expect(query.sql).not.toMatch(/"blocks"|"mutes"/)
+})
+
+/**
+ * Statements every post runs that look accounts up (the accounts it mentions, its remote audience) must find them
+ * by an index condition, as the number of known remote accounts grows into the hundreds of thousands: a condition
+ * ORed across two kinds of lookup made Postgres walk every account instead.
+ */
+describe('the accounts a post looks up', () => {
+  beforeAll(async () => {
+    const db = stack.accounts.ctx.db
+    await db.raw(
+      `INSERT INTO accounts (username, domain, uri)
+       SELECT 'remote' || n, 'host' || (n % 100) || '.example', 'https://host' || (n % 100) || '.example/users/' || n
+       FROM generate_series(1, 3000) AS n`,
+    )
+    await db.raw('ANALYZE accounts')
+  })
+
+  /**
+   * The statements `work` ran on accounts, each with the most rows its plan expects to read from accounts in one
+   * step (an index scan, a bitmap of one): a walk of every account expects thousands, a lookup one per key.
+   */
+  async function accountReads(work: () => Promise<unknown>) {
+    captured.length = 0
+    await work()
+    const reads = captured.filter((q) => /from "accounts"/.test(q.sql))
+    expect(reads.length).toBeGreaterThan(0)
+    return Promise.all(
+      reads.map(async (q) => {
+        // Sorting stays in: a lookup's few rows are sorted, where a listing must come in index order.
+        const steps = await plan(q, true)
+        const onAccounts = steps.filter((n) => n['Relation Name'] === 'accounts').flatMap(nodes)
+        return { sql: q.sql, rows: Math.max(...onAccounts.map((n) => n['Plan Rows'])) }
+      }),
+    )
+  }
+
+  it('finds the local and remote accounts a post mentions by their index', async () => {
+    let found: AccountRow[] = []
+    const reads = await accountReads(async () => {
+      found = await mentionedAccounts(stack.accounts.ctx.db, `hi @${bob.username} and @Remote7@HOST7.example`)
+    })
+    expect(found.map((a) => `${a.username}@${a.domain ?? ''}`).sort()).toEqual(
+      [`${bob.username}@`, 'remote7@host7.example'].sort(),
+    )
+    expect(reads.filter((r) => r.rows > 100)).toEqual([])
+  })
+
+  it("finds a post's remote audience from its followers and the accounts named, not by walking every account", async () => {
+    const [remote] = await stack.accounts.ctx.db('accounts').where({ username: 'remote9' }).select('id')
+    for (const visibility of ['public', 'direct'] as const) {
+      const reads = await accountReads(() =>
+        statusAudience(stack.accounts.ctx.db, {
+          accountId: alice.id,
+          visibility,
+          mentionedAccountIds: [remote.id],
+          inReplyToAccountId: null,
+        }),
+      )
+      expect(reads.filter((r) => r.rows > 100)).toEqual([])
+    }
+  })
 })

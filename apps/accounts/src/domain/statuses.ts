@@ -164,18 +164,21 @@ export async function attachableMedia(
  * already known (those not yet resolved were resolved before, federation/mentions.ts; unknown ones stay text).
  */
 export async function mentionedAccounts(trx: Knex, text: string): Promise<AccountRow[]> {
-  const found = [...text.matchAll(ANY_MENTION)]
-  const names = [...new Set(found.filter((m) => !m[2]).map((m) => m[1]!.toLowerCase()))]
-  const remote = [...new Set(found.filter((m) => m[2]).map((m) => `${m[1]}@${m[2]}`.toLowerCase()))]
-  if (!names.length && !remote.length) return []
+  // Each mention as (username, domain), '' for a local one: the key of accounts_username_domain_lower, so each is
+  // one index lookup however many accounts are known (a condition per kind of mention, ORed, read them all).
+  const mentions = new Map(
+    [...text.matchAll(ANY_MENTION)].map((m) => {
+      const key: [string, string] = [m[1]!.toLowerCase(), (m[2] ?? '').toLowerCase()]
+      return [key.join('@'), key]
+    }),
+  )
+  if (!mentions.size) return []
+  const keys = [...mentions.values()]
   return trx('accounts')
     .whereNull('suspended_at')
-    .where((q) =>
-      q
-        .where((l) => l.whereNull('domain').whereRaw('lower(username) = any(?)', [names]))
-        .orWhere((r) =>
-          r.whereNotNull('domain').whereRaw("lower(username || '@' || domain) = any(?)", [remote]),
-        ),
+    .whereRaw(
+      `(lower(username), coalesce(lower(domain), '')) IN (SELECT * FROM unnest(?::text[], ?::text[]))`,
+      [keys.map(([username]) => username), keys.map(([, domain]) => domain)],
     )
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { AccountRow, Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
+import { bigintArray } from '../domain/relationships'
 import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from './activity-json'
 import { addressing } from './notes'
 import { actorUriOf, followersUriOf, statusUri } from './uris'
@@ -183,13 +184,14 @@ export async function statusAudience(
       ].filter((id): id is string => !!id),
     ),
   ]
-  // The followers and the accounts named, in one statement.
-  return db('accounts')
-    .whereNotNull('domain')
-    .where((q) => {
-      q.whereIn('id', named)
-      if (s.visibility !== 'direct')
-        q.orWhereIn('id', db('follows').where('target_account_id', s.accountId).select('account_id'))
-    })
-    .orderBy('id')
+  // The followers and the accounts named, in one statement. One set of ids, not `id IN (…) OR id IN (followers)`:
+  // with the OR, Postgres walked every known account to test each against both (docs/performance.md, "Queries").
+  const ids =
+    s.visibility === 'direct'
+      ? db.raw('SELECT unnest(?::bigint[])', [bigintArray(named)])
+      : db.raw(
+          'SELECT unnest(?::bigint[]) UNION SELECT account_id FROM follows WHERE target_account_id = ?',
+          [bigintArray(named), s.accountId],
+        )
+  return db('accounts').whereNotNull('domain').whereRaw('id IN (?)', [ids]).orderBy('id')
 }
