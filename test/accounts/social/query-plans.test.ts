@@ -69,6 +69,7 @@ async function listingQuery(request: () => PromiseLike<{ status: number }>) {
 interface PlanNode {
   'Node Type': string
   'Index Name'?: string
+  'Index Cond'?: string
   'Relation Name'?: string
   'Plan Rows': number
   Plans?: PlanNode[]
@@ -183,6 +184,19 @@ describe('the accounts a post looks up', () => {
       }),
     )
   }
+
+  it("finds the accounts of the domains a viewer blocks through the reversed hosts' index", async () => {
+    await alice.post('/api/v1/domain_blocks', { domain: 'host7.example' }).expect(200)
+    captured.length = 0
+    await alice.get('/api/v1/timelines/public').expect(200)
+    const hidden = captured.filter((q) => q.sql.includes('account_domain_blocks'))
+    expect(hidden).toHaveLength(1)
+    // A range of the index, not a walk of all of it.
+    const reads = (await plan(hidden[0]!, true)).filter((n) => n['Index Name'] === 'accounts_reversed_host')
+    expect(reads).toHaveLength(1)
+    expect(reads[0]!['Index Cond']).toMatch(/>=/)
+    await alice.delete('/api/v1/domain_blocks').send({ domain: 'host7.example' }).expect(200)
+  })
 
   it('finds the local and remote accounts a post mentions by their index', async () => {
     let found: AccountRow[] = []

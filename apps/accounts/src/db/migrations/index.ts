@@ -32,6 +32,7 @@ import * as incomingStatuses from './20261127020001_incoming_statuses'
 import * as inboxTombstones from './20261127030001_inbox_tombstones'
 import * as profileRefresh from './20261127030002_profile_refresh'
 import * as remotePolls from './20261127040001_remote_polls'
+import * as reversedHosts from './20261128010001_reversed_hosts'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -71,4 +72,5 @@ export const migrations: Migration[] = [
   { name: '20261127030001_inbox_tombstones', ...inboxTombstones },
   { name: '20261127030002_profile_refresh', ...profileRefresh },
   { name: '20261127040001_remote_polls', ...remotePolls },
+  { name: '20261128010001_reversed_hosts', ...reversedHosts },
 ]
