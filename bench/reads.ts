@@ -105,3 +105,69 @@ export async function depthScenario(
     ratio: round(pageDeep.p50 / page1.p50),
   }
 }
+
+/**
+ * What the number of known remote accounts does to a post and a listing: a post mentioning a local and a remote
+ * account (POST /api/v1/statuses) and the public timeline of a user who blocks a domain, straight to accounts, timed on
+ * an instance that knows only the bench's accounts and again after `remoteAccounts` remote accounts on 1,000
+ * domains were inserted (and analysed). A post's mentions and a listing's hidden accounts are looked up by key,
+ * so both ratios should stay near 1 (docs/performance.md, "Queries").
+ */
+export async function knownAccountsScenario(
+  stack: BenchStack,
+  fixtures: Fixtures,
+  o: { viewer: BenchUser; mentioned: BenchUser; remoteAccounts: number; requests: number },
+) {
+  const db = fixtures.db
+  // A remote account the posts mention too, known (and fresh, so no post looks it up again on its server).
+  await db('accounts').insert({
+    username: 'friend',
+    domain: 'host5.example',
+    uri: 'https://host5.example/users/friend',
+    fetched_at: db.fn.now(),
+  })
+  const block = await call(`${stack.accountsUrl}/api/v1/domain_blocks`, 'POST', o.viewer.token, {
+    domain: 'host7.example',
+  })
+  if (block.status !== 200) throw new Error(`domain block: ${block.status}`)
+  const timed = async (url: string, method: string, body?: unknown) => {
+    const started = performance.now()
+    const res = await call(url, method, o.viewer.token, body)
+    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status}`)
+    return performance.now() - started
+  }
+  const measure = async () => {
+    const posting: number[] = []
+    const listing: number[] = []
+    // The first few of each warm the connections and the caches up; they are not counted.
+    for (let i = -5; i < o.requests; i++) {
+      const postMs = await timed(`${stack.accountsUrl}/api/v1/statuses`, 'POST', {
+        status: `hello @${o.mentioned.username} and @friend@host5.example ${i}`,
+      })
+      const listingMs = await timed(`${stack.accountsUrl}/api/v1/timelines/public`, 'GET')
+      if (i < 0) continue
+      posting.push(postMs)
+      listing.push(listingMs)
+    }
+    return { postMs: percentiles(posting), publicTimelineMs: percentiles(listing) }
+  }
+  const before = await measure()
+  const insertStarted = performance.now()
+  await db.raw(
+    `INSERT INTO accounts (username, domain, uri)
+     SELECT 'remote' || n, 'host' || (n % 1000) || '.example', 'https://host' || (n % 1000) || '.example/users/' || n
+     FROM generate_series(1, ?) AS n`,
+    [o.remoteAccounts],
+  )
+  await db.raw('ANALYZE accounts')
+  const insertMs = performance.now() - insertStarted
+  const after = await measure()
+  return {
+    remoteAccounts: o.remoteAccounts,
+    insertMs: Math.round(insertMs),
+    before,
+    after,
+    postRatio: round(after.postMs.p50 / before.postMs.p50),
+    publicTimelineRatio: round(after.publicTimelineMs.p50 / before.publicTimelineMs.p50),
+  }
+}

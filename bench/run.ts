@@ -6,8 +6,8 @@
  * bench/results/chart.png. What each figure means: docs/performance.md, "npm run bench".
  *
  *   BENCH_SECONDS (default 5)   length of each throughput measurement
- *   BENCH_ONLY                  comma-separated scenarios: depth, gateway, posting, fanout, scale, latency,
- *                               streaming, micro
+ *   BENCH_ONLY                  comma-separated scenarios: depth, known, gateway, posting, fanout, scale,
+ *                               latency, streaming, micro
  *   BENCH_STREAMING_CLIENTS     WebSocket clients of the streaming scenario (default 1000)
  *   BENCH_PORT_BASE (4800)      first of the bench's ports (bench/stack.ts)
  *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
@@ -25,7 +25,7 @@ import { createFixtures, startPushSink } from './fixtures'
 import { idleCpu, memory, sampleMemory } from './procstat'
 import { PG_STATS_OPTIONS, pgStatements } from './pgstats'
 import { benchPush } from './push'
-import { depthScenario, gatewayRatio } from './reads'
+import { depthScenario, gatewayRatio, knownAccountsScenario } from './reads'
 import { startBenchStack } from './stack'
 import { streamingScenario } from './streaming'
 import { benchTokens } from './tokens'
@@ -103,6 +103,20 @@ async function main() {
       await statements.dump('depth', depth.page1Ms.n + depth.deepPageMs.n)
       log(
         `depth: page 1 p50 ${depth.page1Ms.p50} ms, 20,000 rows deep p50 ${depth.deepPageMs.p50} ms: ${depth.ratio}× (no ANALYZE: ${!depth.analyzedMeanwhile})`,
+      )
+    }
+
+    if (wanted('known')) {
+      const [viewer, mentioned] = await fixtures.users(2, 'known')
+      const r = await knownAccountsScenario(stack, fixtures, {
+        viewer: viewer!,
+        mentioned: mentioned!,
+        remoteAccounts: 200_000,
+        requests: 50,
+      })
+      results.knownAccounts = r
+      log(
+        `known accounts: with ${r.remoteAccounts.toLocaleString('en')} remote accounts, a post with a mention p50 ${r.after.postMs.p50} ms (${r.postRatio}× ${r.before.postMs.p50} ms without), the public timeline of a user with a domain block p50 ${r.after.publicTimelineMs.p50} ms (${r.publicTimelineRatio}× ${r.before.publicTimelineMs.p50} ms)`,
       )
     }
 
