@@ -110,6 +110,12 @@ const listings: [string, string, () => PromiseLike<{ status: number }>][] = [
     () => alice.get(`/api/v1/accounts/${alice.id}/statuses`),
   ],
   ['the public timeline', 'statuses_public_id', () => bob.get('/api/v1/timelines/public')],
+  ['the local timeline', 'statuses_local_public_id', () => bob.get('/api/v1/timelines/public?local=true')],
+  [
+    'the remote public timeline',
+    'statuses_remote_public_id',
+    () => bob.get('/api/v1/timelines/public?remote=true'),
+  ],
   ['notifications', 'notifications_account_id_id_index', () => alice.get('/api/v1/notifications')],
   [
     'followers',

@@ -32,9 +32,10 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     query.whereExists(db('media_attachments').whereRaw('media_attachments.status_id = statuses.id'))
   const viewerId = viewer?.account.id
   if (viewerId) hideAccounts(query, 'statuses.account_id', await hiddenAccounts(db, viewerId))
-  // Mastodon's PublicFeed: `local` alone gives local posts, `remote` alone those of other servers.
-  if (local && !remote) query.whereNull('accounts.domain')
-  if (remote && !local) query.whereNotNull('accounts.domain')
+  // Mastodon's PublicFeed: `local` alone gives local posts, `remote` alone those of other servers. A local status
+  // is one without a `uri`, and each kind has an index of its own (docs/performance.md, "Queries").
+  if (local && !remote) query.whereNull('statuses.uri')
+  if (remote && !local) query.whereNotNull('statuses.uri')
   const rows = await paginate<StatusRow>(query, 'statuses.id', page)
 
   const kept: Record<string, string | undefined> = {}
