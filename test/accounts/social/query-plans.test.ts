@@ -204,6 +204,19 @@ describe('the accounts a post looks up', () => {
     await alice.delete('/api/v1/domain_blocks').send({ domain: 'host7.example' }).expect(200)
   })
 
+  it('searches account names by prefix as ranges of their indexes', async () => {
+    captured.length = 0
+    const found = await alice.get('/api/v1/accounts/search?q=Remote12').expect(200)
+    expect(found.body.map((a: { username: string }) => a.username)).toContain('remote12')
+    const search = captured.filter((q) => q.sql.includes('chr(1114111)'))
+    expect(search).toHaveLength(1)
+    const ranges = (await plan(search[0]!, true)).filter((n) => n['Index Cond']?.includes('>='))
+    expect(ranges.map((n) => n['Index Name']).sort()).toEqual([
+      'accounts_display_name_prefix',
+      'accounts_username_prefix',
+    ])
+  })
+
   it('finds the local and remote accounts a post mentions by their index', async () => {
     let found: AccountRow[] = []
     const reads = await accountReads(async () => {

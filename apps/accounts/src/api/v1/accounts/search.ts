@@ -6,7 +6,7 @@ import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { findByAcct, parseAcct, resolveAcct, resolveActor } from '../../../federation/remote-accounts'
-import { escapeLike, visibleAccounts } from '../../../users/accounts'
+import { visibleAccounts } from '../../../users/accounts'
 import { requireUser } from '../../../users/current'
 
 /** `offset` as Mastodon reads it (`to_i`): anything that is not a non-negative number is 0. */
@@ -45,7 +45,6 @@ export async function searchAccounts(
       return []
     return [row]
   }
-  const prefix = `${escapeLike(term)}%`
   const query = visibleAccounts(ctx.db).whereNull('accounts.suspended_at')
   if (followedBy)
     query.whereExists((e) =>
@@ -55,9 +54,16 @@ export async function searchAccounts(
         .where('follows.account_id', followedBy)
         .whereRaw('follows.target_account_id = accounts.id'),
     )
+  // The names that begin with the term are one range of each name's index (accounts_username_prefix,
+  // accounts_display_name_prefix: lower case, byte order), however many accounts are known: from the term itself
+  // up to the term followed by the last character there is. Postgres lower-cases both, as the indexes do.
+  const startsWithTerm = (column: string) =>
+    `lower(${column}) COLLATE "C" >= lower(?) COLLATE "C" AND lower(${column}) COLLATE "C" < (lower(?) || chr(1114111)) COLLATE "C"`
   return query
     .where((w) =>
-      w.whereRaw('accounts.username ilike ?', [prefix]).orWhereRaw('accounts.display_name ilike ?', [prefix]),
+      w
+        .whereRaw(startsWithTerm('accounts.username'), [term, term])
+        .orWhereRaw(startsWithTerm('accounts.display_name'), [term, term]),
     )
     .orderByRaw('lower(accounts.username) = lower(?) desc', [term])
     .orderBy('accounts.username')
