@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import { activeFilters, matchFilters } from '../domain/filters'
 import { accountsById } from '../domain/records'
+import { bigintArray } from '../domain/relationships'
 import { HASHTAG, normalizeTag } from '../domain/tags'
 import type { AccountRow, Urls } from './account'
 import { escapeHtml, renderAccount } from './account'
@@ -84,12 +85,58 @@ export function attachmentsOf(status: StatusRow, media: MediaAttachmentRow[]): M
   return status.ordered_media_attachment_ids.flatMap((id) => attached.find((m) => m.id === id) ?? [])
 }
 
-const countBy = async (query: Knex.QueryBuilder, column: string) => {
-  const rows: { key: string; count: string }[] = await query
-    .select(`${column} as key`)
-    .count('* as count')
-    .groupBy(column)
-  return new Map(rows.map((r) => [r.key, Number(r.count)]))
+/** A status's counters and what the viewer has done with it, as `renderStatuses` shows them. */
+interface StatusFacts {
+  replies: number
+  reblogs: number
+  favourites: number
+  favourited: boolean
+  reblogged: boolean
+  pinned: boolean
+  bookmarked: boolean
+}
+
+const NO_FACTS: StatusFacts = {
+  replies: 0,
+  reblogs: 0,
+  favourites: 0,
+  favourited: false,
+  reblogged: false,
+  pinned: false,
+  bookmarked: false,
+}
+
+/**
+ * The counters of `ids` and what `viewerId` has done with each, in one statement: each is an index lookup per
+ * status, where they were seven statements a page (docs/performance.md, "Queries").
+ */
+async function statusFacts(db: Knex, ids: string[], viewerId?: string): Promise<Map<string, StatusFacts>> {
+  const { rows } = await db.raw<{ rows: (Record<keyof StatusFacts, string | boolean> & { id: string })[] }>(
+    `SELECT s.id::text AS id,
+            (SELECT count(*) FROM statuses r WHERE r.in_reply_to_id = s.id) AS replies,
+            (SELECT count(*) FROM statuses b WHERE b.reblog_of_id = s.id) AS reblogs,
+            (SELECT count(*) FROM favourites f WHERE f.status_id = s.id) AS favourites,
+            EXISTS (SELECT 1 FROM favourites f WHERE f.status_id = s.id AND f.account_id = :viewer) AS favourited,
+            EXISTS (SELECT 1 FROM statuses b WHERE b.reblog_of_id = s.id AND b.account_id = :viewer) AS reblogged,
+            EXISTS (SELECT 1 FROM status_pins p WHERE p.status_id = s.id AND p.account_id = :viewer) AS pinned,
+            EXISTS (SELECT 1 FROM bookmarks k WHERE k.status_id = s.id AND k.account_id = :viewer) AS bookmarked
+       FROM unnest(:ids::bigint[]) AS s(id)`,
+    { ids: bigintArray(ids), viewer: viewerId ?? null },
+  )
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        replies: Number(r.replies),
+        reblogs: Number(r.reblogs),
+        favourites: Number(r.favourites),
+        favourited: r.favourited === true,
+        reblogged: r.reblogged === true,
+        pinned: r.pinned === true,
+        bookmarked: r.bookmarked === true,
+      },
+    ]),
+  )
 }
 
 /**
@@ -127,9 +174,8 @@ export async function renderStatuses(
   const originals: StatusRow[] = originalIds.length ? await db('statuses').whereIn('id', originalIds) : []
   const all = [...rows, ...originals]
   const ids = all.map((s) => s.id)
-  const none = Promise.resolve(new Map<string, number>())
   const noPolls: Awaited<ReturnType<typeof pollsOf>> = new Map()
-  const [media, mentions, tags, replies, reblogs, favourites, polls, filters] = await Promise.all([
+  const [media, mentions, tags, facts, polls, filters] = await Promise.all([
     fresh
       ? fresh.media
       : (db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>),
@@ -143,33 +189,21 @@ export async function renderStatuses(
           .whereIn('status_tags.status_id', ids)
           .orderBy('tags.name')
           .select('status_tags.status_id', 'tags.name') as Promise<{ status_id: string; name: string }[]>),
-    fresh ? none : countBy(db('statuses').whereIn('in_reply_to_id', ids), 'in_reply_to_id'),
-    fresh ? none : countBy(db('statuses').whereIn('reblog_of_id', ids), 'reblog_of_id'),
-    fresh ? none : countBy(db('favourites').whereIn('status_id', ids), 'status_id'),
+    // A status just made has no replies, boosts or favourites, and its author has not acted on it yet.
+    fresh ? new Map<string, StatusFacts>() : statusFacts(db, ids, viewerId),
     fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId),
     viewerId ? activeFilters(db, viewerId) : [],
   ])
-  const mine = async (table: string, column = 'status_id') =>
-    new Set<string>(
-      viewerId && !fresh
-        ? await db(table).where({ account_id: viewerId }).whereIn(column, ids).pluck(column)
-        : [],
-    )
+  const factsOf = (id: string) => facts.get(id) ?? NO_FACTS
   const conversationIds = [...new Set(all.flatMap((s) => s.conversation_id ?? []))]
-  const [favourited, reblogged, pinned, bookmarked, mutedConversations] = await Promise.all([
-    mine('favourites'),
-    mine('statuses', 'reblog_of_id'),
-    mine('status_pins'),
-    mine('bookmarks'),
-    new Set<string>(
-      viewerId && conversationIds.length && (!fresh || fresh.isReply)
-        ? await db('conversation_mutes')
-            .where({ account_id: viewerId })
-            .whereIn('conversation_id', conversationIds)
-            .pluck('conversation_id')
-        : [],
-    ),
-  ])
+  const mutedConversations = new Set<string>(
+    viewerId && conversationIds.length && (!fresh || fresh.isReply)
+      ? await db('conversation_mutes')
+          .where({ account_id: viewerId })
+          .whereIn('conversation_id', conversationIds)
+          .pluck('conversation_id')
+      : [],
+  )
   // Mastodon shows the posting app only to the status's author.
   const appIds = [
     ...new Set(all.flatMap((s) => (s.account_id === viewerId && s.application_id ? [s.application_id] : []))),
@@ -227,15 +261,15 @@ export async function renderStatuses(
       // A remote status keeps its own id and page (docs/federation.md, "Incoming statuses").
       uri: s.uri ?? `${urls.base}/users/${account.username}/statuses/${s.id}`,
       url: original ? null : s.uri ? (s.url ?? s.uri) : url,
-      replies_count: replies.get(s.id) ?? 0,
-      reblogs_count: reblogs.get(s.id) ?? 0,
-      favourites_count: favourites.get(s.id) ?? 0,
+      replies_count: factsOf(s.id).replies,
+      reblogs_count: factsOf(s.id).reblogs,
+      favourites_count: factsOf(s.id).favourites,
       edited_at: s.edited_at ? new Date(s.edited_at).toISOString() : null,
-      favourited: favourited.has(s.id),
-      reblogged: reblogged.has(s.id),
+      favourited: factsOf(s.id).favourited,
+      reblogged: factsOf(s.id).reblogged,
       muted: !!s.conversation_id && mutedConversations.has(s.conversation_id),
-      bookmarked: bookmarked.has(s.id),
-      ...(viewerId === s.account_id ? { pinned: pinned.has(s.id) } : {}),
+      bookmarked: factsOf(s.id).bookmarked,
+      ...(viewerId === s.account_id ? { pinned: factsOf(s.id).pinned } : {}),
       // A remote status's text is its HTML, sanitised when it arrived (federation/sanitize.ts).
       content: s.uri
         ? s.text
