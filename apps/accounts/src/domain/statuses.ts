@@ -308,11 +308,10 @@ export async function deleteStatus(trx: Knex, status: StatusRow) {
     const original = await trx('statuses').where({ id: status.reblog_of_id }).first('account_id')
     await outbox.add(trx, ...removedReblogs, reblogEvent('reblog.removed', status, original.account_id))
   } else {
-    const [mentioned, tags, reached] = await Promise.all([
-      trx('mentions').where({ status_id: status.id }).pluck('account_id'),
-      tagNamesOf(trx, status.id),
-      status.uri ? [] : interactedRemoteAccounts(trx, status),
-    ])
+    // One after the other: a transaction is one connection, which runs one statement at a time anyway.
+    const mentioned: string[] = await trx('mentions').where({ status_id: status.id }).pluck('account_id')
+    const tags = await tagNamesOf(trx, status.id)
+    const reached = status.uri ? [] : await interactedRemoteAccounts(trx, status)
     await outbox.add(trx, ...removedReblogs, {
       event: 'status.deleted',
       statusId: status.id,
