@@ -70,7 +70,6 @@ export async function blockDomain(trx: Knex, accountId: string, domain: string |
     .ignore()
   const onDomain = trx('accounts')
     .crossJoin(trx.raw('(SELECT ?::text AS domain) AS block', [normalised]))
-    .whereNotNull('accounts.domain')
     .whereRaw(domainCovered('block.domain', 'accounts.domain'))
     .select('accounts.id')
   const followed: string[] = await trx('follows')

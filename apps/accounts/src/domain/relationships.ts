@@ -19,8 +19,7 @@ export async function hiddenAccounts(db: Knex, viewerId: string): Promise<string
     `SELECT target_account_id AS id FROM blocks WHERE account_id = ?
      UNION SELECT account_id FROM blocks WHERE target_account_id = ?
      UNION SELECT target_account_id FROM mutes WHERE account_id = ? AND ${activeMute(db).toQuery()}
-     UNION SELECT accounts.id FROM account_domain_blocks b
-       JOIN accounts ON accounts.domain IS NOT NULL AND ${domainCovered('b.domain', 'accounts.domain')}
+     UNION SELECT accounts.id FROM account_domain_blocks b JOIN accounts ON ${domainCovered('b.domain', 'accounts.domain')}
        WHERE b.account_id = ?`,
     [viewerId, viewerId, viewerId, viewerId],
   )
@@ -38,12 +37,13 @@ const reversedHost = (domainColumn: string) =>
  * SQL: whether a user's domain block (`blockColumn`, a lower-case host) covers an account's `domain` (which may carry
  * a port): the host itself or one of its subdomains, as `domainBlockCovers` (account_extras.ts). Written as a range
  * of the reversed host, which the index reads: those that begin with the block reversed, then end or go on with a
- * dot ('/' is the character after '.'). The account's domain must be known not null for the index (partial) to serve.
+ * dot ('/' is the character after '.'). A local account (no domain) is never covered; saying so lets the index,
+ * which holds remote accounts only, serve.
  */
 export const domainCovered = (blockColumn: string, domainColumn: string) => {
   const host = reversedHost(domainColumn)
   const block = `(reverse(${blockColumn}) COLLATE "C")`
-  return `(${host} >= ${block} AND ${host} < ${block} || '/'
+  return `(${domainColumn} IS NOT NULL AND ${host} >= ${block} AND ${host} < ${block} || '/'
     AND (${host} = ${block} OR substr(${host}, length(${block}) + 1, 1) = '.'))`
 }
 
