@@ -112,11 +112,22 @@ export async function depthScenario(
  * an instance that knows only the bench's accounts and again after `remoteAccounts` remote accounts on 1,000
  * domains were inserted (and analysed). A post's mentions and a listing's hidden accounts are looked up by key,
  * so both ratios should stay near 1 (docs/performance.md, "Queries").
+ *
+ * And what popularity does to a status (GET /api/v1/statuses/:id): timed with no favourites and boosts, and again
+ * once `favourites` of those accounts favourited it and `boosts` boosted it. Its counters are kept, not counted, so
+ * that ratio should stay near 1 too (docs/performance.md, "Counters").
  */
 export async function knownAccountsScenario(
   stack: BenchStack,
   fixtures: Fixtures,
-  o: { viewer: BenchUser; mentioned: BenchUser; remoteAccounts: number; requests: number },
+  o: {
+    viewer: BenchUser
+    mentioned: BenchUser
+    remoteAccounts: number
+    favourites: number
+    boosts: number
+    requests: number
+  },
 ) {
   const db = fixtures.db
   // A remote account the posts mention too, known (and fresh, so no post looks it up again on its server).
@@ -130,6 +141,11 @@ export async function knownAccountsScenario(
     domain: 'host7.example',
   })
   if (block.status !== 200) throw new Error(`domain block: ${block.status}`)
+  const popular = await call(`${stack.accountsUrl}/api/v1/statuses`, 'POST', o.mentioned.token, {
+    status: 'a status many will favourite and boost',
+  })
+  if (popular.status !== 200) throw new Error(`popular status: ${popular.status}`)
+  const popularId = (popular.body as { id: string }).id
   const timed = async (url: string, method: string, body?: unknown) => {
     const started = performance.now()
     const res = await call(url, method, o.viewer.token, body)
@@ -139,17 +155,24 @@ export async function knownAccountsScenario(
   const measure = async () => {
     const posting: number[] = []
     const listing: number[] = []
+    const showing: number[] = []
     // The first few of each warm the connections and the caches up; they are not counted.
     for (let i = -5; i < o.requests; i++) {
       const postMs = await timed(`${stack.accountsUrl}/api/v1/statuses`, 'POST', {
         status: `hello @${o.mentioned.username} and @friend@host5.example ${i}`,
       })
       const listingMs = await timed(`${stack.accountsUrl}/api/v1/timelines/public`, 'GET')
+      const statusMs = await timed(`${stack.accountsUrl}/api/v1/statuses/${popularId}`, 'GET')
       if (i < 0) continue
       posting.push(postMs)
       listing.push(listingMs)
+      showing.push(statusMs)
     }
-    return { postMs: percentiles(posting), publicTimelineMs: percentiles(listing) }
+    return {
+      postMs: percentiles(posting),
+      publicTimelineMs: percentiles(listing),
+      popularStatusMs: percentiles(showing),
+    }
   }
   const before = await measure()
   const insertStarted = performance.now()
@@ -160,14 +183,37 @@ export async function knownAccountsScenario(
     [o.remoteAccounts],
   )
   await db.raw('ANALYZE accounts')
+  // As the federation inbox records them: a favourite row per account, a boost a status of its own.
+  await db.raw(
+    `INSERT INTO favourites (account_id, status_id)
+     SELECT id, ? FROM accounts WHERE domain IS NOT NULL ORDER BY id LIMIT ?`,
+    [popularId, o.favourites],
+  )
+  await db.raw(
+    `INSERT INTO statuses (account_id, reblog_of_id, text, visibility, uri)
+     SELECT id, ?, '', 'public', uri || '/boosts/1' FROM accounts WHERE domain IS NOT NULL ORDER BY id DESC LIMIT ?`,
+    [popularId, o.boosts],
+  )
   const insertMs = performance.now() - insertStarted
   const after = await measure()
+  const shown = (await call(`${stack.accountsUrl}/api/v1/statuses/${popularId}`, 'GET', o.viewer.token))
+    .body as {
+    favourites_count: number
+    reblogs_count: number
+  }
+  if (shown.favourites_count !== o.favourites || shown.reblogs_count !== o.boosts)
+    throw new Error(
+      `the popular status shows ${shown.favourites_count} favourites, ${shown.reblogs_count} boosts`,
+    )
   return {
     remoteAccounts: o.remoteAccounts,
+    favourites: o.favourites,
+    boosts: o.boosts,
     insertMs: Math.round(insertMs),
     before,
     after,
     postRatio: round(after.postMs.p50 / before.postMs.p50),
     publicTimelineRatio: round(after.publicTimelineMs.p50 / before.publicTimelineMs.p50),
+    popularStatusRatio: round(after.popularStatusMs.p50 / before.popularStatusMs.p50),
   }
 }

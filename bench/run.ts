@@ -202,11 +202,13 @@ async function main() {
         viewer: viewer!,
         mentioned: mentioned!,
         remoteAccounts: 200_000,
+        favourites: 100_000,
+        boosts: 20_000,
         requests: 50,
       })
       results.knownAccounts = r
       log(
-        `known accounts: with ${r.remoteAccounts.toLocaleString('en')} remote accounts, a post with a mention p50 ${r.after.postMs.p50} ms (${r.postRatio}× ${r.before.postMs.p50} ms without), the public timeline of a user with a domain block p50 ${r.after.publicTimelineMs.p50} ms (${r.publicTimelineRatio}× ${r.before.publicTimelineMs.p50} ms)`,
+        `known accounts: with ${r.remoteAccounts.toLocaleString('en')} remote accounts, a post with a mention p50 ${r.after.postMs.p50} ms (${r.postRatio}× ${r.before.postMs.p50} ms without), the public timeline of a user with a domain block p50 ${r.after.publicTimelineMs.p50} ms (${r.publicTimelineRatio}× ${r.before.publicTimelineMs.p50} ms); a status with ${r.favourites.toLocaleString('en')} favourites and ${r.boosts.toLocaleString('en')} boosts p50 ${r.after.popularStatusMs.p50} ms (${r.popularStatusRatio}× ${r.before.popularStatusMs.p50} ms without)`,
       )
     }
 

@@ -108,19 +108,20 @@ const NO_FACTS: StatusFacts = {
 
 /**
  * The counters of `ids` and what `viewerId` has done with each, in one statement: each is an index lookup per
- * status, where they were seven statements a page (docs/performance.md, "Queries").
+ * status, where they were seven statements a page (docs/performance.md, "Queries"). The counters are kept as
+ * replies, boosts and favourites come and go (`status_stats`, docs/performance.md, "Counters").
  */
 async function statusFacts(db: Knex, ids: string[], viewerId?: string): Promise<Map<string, StatusFacts>> {
   const { rows } = await db.raw<{ rows: (Record<keyof StatusFacts, string | boolean> & { id: string })[] }>(
     `SELECT s.id::text AS id,
-            (SELECT count(*) FROM statuses r WHERE r.in_reply_to_id = s.id) AS replies,
-            (SELECT count(*) FROM statuses b WHERE b.reblog_of_id = s.id) AS reblogs,
-            (SELECT count(*) FROM favourites f WHERE f.status_id = s.id) AS favourites,
+            coalesce(c.replies_count, 0) AS replies,
+            coalesce(c.reblogs_count, 0) AS reblogs,
+            coalesce(c.favourites_count, 0) AS favourites,
             EXISTS (SELECT 1 FROM favourites f WHERE f.status_id = s.id AND f.account_id = :viewer) AS favourited,
             EXISTS (SELECT 1 FROM statuses b WHERE b.reblog_of_id = s.id AND b.account_id = :viewer) AS reblogged,
             EXISTS (SELECT 1 FROM status_pins p WHERE p.status_id = s.id AND p.account_id = :viewer) AS pinned,
             EXISTS (SELECT 1 FROM bookmarks k WHERE k.status_id = s.id AND k.account_id = :viewer) AS bookmarked
-       FROM unnest(:ids::bigint[]) AS s(id)`,
+       FROM unnest(:ids::bigint[]) AS s(id) LEFT JOIN status_stats c ON c.status_id = s.id`,
     { ids: bigintArray(ids), viewer: viewerId ?? null },
   )
   return new Map(
