@@ -8,22 +8,35 @@ export const activeMute = (db: Knex, alias = 'mutes') =>
   db.raw(`(??.expires_at IS NULL OR ??.expires_at > now())`, [alias, alias])
 
 /**
- * The accounts kept out of `viewerId`'s listings (Mastodon's `excluded_from_timeline_account_ids` and
- * `excluded_from_timeline_domains`): those the viewer blocks or mutes (while the mute lasts), those who block the
- * viewer, and the known accounts of the domains the viewer blocks. Read once per request and then
- * checked against each row as a list (`hideAccounts`), so a listing never runs a subquery per row and its plan
- * does not depend on the planner's statistics (docs/performance.md, "Queries").
+ * Who is kept out of a viewer's listings (Mastodon's `excluded_from_timeline_account_ids` and
+ * `excluded_from_timeline_domains`): `accounts` the viewer blocks or mutes (while the mute lasts) or who block the
+ * viewer, and every account of the `domains` the viewer blocks (and their subdomains).
  */
-export async function hiddenAccounts(db: Knex, viewerId: string): Promise<string[]> {
-  const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `SELECT target_account_id AS id FROM blocks WHERE account_id = ?
-     UNION SELECT account_id FROM blocks WHERE target_account_id = ?
-     UNION SELECT target_account_id FROM mutes WHERE account_id = ? AND ${activeMute(db).toQuery()}
-     UNION SELECT accounts.id FROM account_domain_blocks b JOIN accounts ON ${domainCovered('b.domain', 'accounts.domain')}
-       WHERE b.account_id = ?`,
+export interface Hidden {
+  accounts: string[]
+  domains: string[]
+}
+
+export const NOBODY_HIDDEN: Hidden = { accounts: [], domains: [] }
+
+/**
+ * What `viewerId` does not see (`Hidden`), read once per request and then checked against each row (`hideAccounts`),
+ * so a listing never joins blocks or mutes per row and its plan does not depend on the planner's statistics
+ * (docs/performance.md, "Queries"). A blocked domain stays a domain: a large server's known accounts number tens of
+ * thousands, and their ids would all travel in every listing of the user who blocks it.
+ */
+export async function hiddenAccounts(db: Knex, viewerId: string): Promise<Hidden> {
+  const { rows } = await db.raw<{ rows: { id: string | null; domain: string | null }[] }>(
+    `SELECT target_account_id AS id, NULL AS domain FROM blocks WHERE account_id = ?
+     UNION SELECT account_id, NULL FROM blocks WHERE target_account_id = ?
+     UNION SELECT target_account_id, NULL FROM mutes WHERE account_id = ? AND ${activeMute(db).toQuery()}
+     UNION SELECT NULL, domain FROM account_domain_blocks WHERE account_id = ?`,
     [viewerId, viewerId, viewerId, viewerId],
   )
-  return rows.map((r) => r.id)
+  return {
+    accounts: rows.flatMap((r) => (r.id === null ? [] : [r.id])),
+    domains: rows.flatMap((r) => (r.domain === null ? [] : [r.domain])),
+  }
 }
 
 /**
@@ -47,9 +60,38 @@ export const domainCovered = (blockColumn: string, domainColumn: string) => {
     AND (${host} = ${block} OR substr(${host}, length(${block}) + 1, 1) = '.'))`
 }
 
-/** Leaves out the rows whose account (`accountColumn`, e.g. `accounts.id`) is among `hidden` (`hiddenAccounts`). */
-export function hideAccounts(query: Knex.QueryBuilder, accountColumn: string, hidden: string[]) {
-  if (hidden.length) query.whereRaw('?? <> ALL (?::bigint[])', [accountColumn, bigintArray(hidden)])
+/**
+ * SQL and its bindings: whether the account in `accountColumn` (e.g. `accounts.id`) is `hidden`, or undefined when
+ * nobody is. A blocked domain is checked on the account's own row, one primary-key read per row: a scalar subquery,
+ * which Postgres runs per row as written, never as a join whose plan the statistics would choose. Its host (lower
+ * case, port dropped) is the domain or ends with a dot and the domain, as `domainBlockCovers` (account_extras.ts).
+ */
+export function hiddenAccountSql(
+  accountColumn: string,
+  hidden: Hidden,
+): [string, Knex.RawBinding[]] | undefined {
+  const parts: string[] = []
+  const bindings: Knex.RawBinding[] = []
+  if (hidden.accounts.length) {
+    parts.push('?? = ANY (?::bigint[])')
+    bindings.push(accountColumn, bigintArray(hidden.accounts))
+  }
+  if (hidden.domains.length) {
+    parts.push(
+      `(SELECT h.host = ANY (?::text[]) OR h.host LIKE ANY (?::text[])
+          FROM accounts AS hidden_by_domain, regexp_replace(lower(hidden_by_domain.domain), ':[0-9]+$', '') AS h(host)
+         WHERE hidden_by_domain.id = ??) IS TRUE`,
+    )
+    const subdomains = hidden.domains.map((d) => `%.${d.replace(/[\\%_]/g, (c) => `\\${c}`)}`)
+    bindings.push(hidden.domains, subdomains, accountColumn) // pg sends an array as one array parameter
+  }
+  return parts.length ? [`(${parts.join(' OR ')})`, bindings] : undefined
+}
+
+/** Leaves out the rows whose account (`accountColumn`, e.g. `accounts.id`) is `hidden` (`hiddenAccounts`). */
+export function hideAccounts(query: Knex.QueryBuilder, accountColumn: string, hidden: Hidden) {
+  const sql = hiddenAccountSql(accountColumn, hidden)
+  if (sql) query.whereRaw(`NOT ${sql[0]}`, sql[1])
   return query
 }
 

@@ -9,7 +9,8 @@ import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { createPoll } from './polls'
 import { parseId } from './records'
-import { bigintArray, follows } from './relationships'
+import type { Hidden } from './relationships'
+import { follows, hiddenAccountSql, NOBODY_HIDDEN } from './relationships'
 import { storeTags, tagNamesOf } from './tags'
 export type Visibility = (typeof VISIBILITIES)[number]
 export const MAX_CHARS = 500
@@ -68,7 +69,7 @@ export async function authorStatusesVisibleTo(
   query: Knex.QueryBuilder,
   authorId: string,
   viewerId?: string,
-  hidden: string[] = [],
+  hidden: Hidden = NOBODY_HIDDEN,
 ): Promise<void> {
   // Adds to `query` and returns nothing: a builder returned from an async function is awaited, which runs it.
   if (!viewerId) {
@@ -84,12 +85,13 @@ export async function authorStatusesVisibleTo(
         .orWhereIn('statuses.id', db('mentions').where('mentions.account_id', viewerId).select('status_id')),
     )
   }
-  if (hidden.length)
+  const hiddenOriginal = hiddenAccountSql('originals.account_id', hidden)
+  if (hiddenOriginal)
     query.where((q) =>
       q.whereNull('statuses.reblog_of_id').orWhereNotExists(
         db('statuses as originals')
           .whereRaw('originals.id = statuses.reblog_of_id')
-          .whereRaw('originals.account_id = ANY (?::bigint[])', [bigintArray(hidden)]),
+          .whereRaw(...hiddenOriginal),
       ),
     )
 }

@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { StatusRow } from '../entities/status'
-import { hiddenAccounts, hideAccounts } from './relationships'
+import type { Hidden } from './relationships'
+import { hiddenAccounts, hideAccounts, NOBODY_HIDDEN } from './relationships'
 import { visibleTo } from './statuses'
 
 /** Mastodon's context limits: generous with a signed-in viewer, modest for anonymous readers. */
@@ -12,7 +13,12 @@ export const ANONYMOUS_LIMITS = { ancestors: 40, descendants: 60, depth: 20 }
  * blocks or mutes or who block the viewer (`hidden`, from `hiddenAccounts`), and silenced authors the viewer
  * does not follow. The viewer's own statuses always stay.
  */
-export function permittedTo(db: Knex, query: Knex.QueryBuilder, viewerId?: string, hidden: string[] = []) {
+export function permittedTo(
+  db: Knex,
+  query: Knex.QueryBuilder,
+  viewerId?: string,
+  hidden: Hidden = NOBODY_HIDDEN,
+) {
   visibleTo(db, query, viewerId)
   query.where((q) => {
     q.whereNotExists(
@@ -34,7 +40,7 @@ export function permittedTo(db: Knex, query: Knex.QueryBuilder, viewerId?: strin
 /** The statuses among `ids` the viewer may read, in the order of `ids`. */
 export async function permittedStatuses(db: Knex, ids: string[], viewerId?: string): Promise<StatusRow[]> {
   if (!ids.length) return []
-  const hidden = viewerId ? await hiddenAccounts(db, viewerId) : []
+  const hidden = viewerId ? await hiddenAccounts(db, viewerId) : NOBODY_HIDDEN
   const rows: StatusRow[] = await permittedTo(
     db,
     db('statuses').whereIn('statuses.id', ids),

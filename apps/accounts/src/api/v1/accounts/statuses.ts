@@ -4,7 +4,7 @@ import { accountStatusesParams, readParams } from '@roost/routes'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, paramText, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
-import { blocks, hiddenAccounts } from '../../../domain/relationships'
+import { blocks, hiddenAccounts, NOBODY_HIDDEN } from '../../../domain/relationships'
 import { findAccount } from '../../../domain/records'
 import { authorStatusesVisibleTo } from '../../../domain/statuses'
 import type { StatusRow } from '../../../entities/status'
@@ -39,7 +39,7 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
       query,
       account.id,
       viewerId,
-      viewerId ? await hiddenAccounts(ctx.db, viewerId) : [],
+      viewerId ? await hiddenAccounts(ctx.db, viewerId) : NOBODY_HIDDEN,
     )
   if (flags.exclude_direct) query.whereNot('statuses.visibility', 'direct')
   if (flags.pinned)
