@@ -94,6 +94,12 @@ interface StatusFacts {
   reblogged: boolean
   pinned: boolean
   bookmarked: boolean
+  /** The viewer muted the status's conversation. */
+  muted: boolean
+  /** The mentioned accounts' ids. */
+  mentioned: string[]
+  /** Its hashtags' names, in order. */
+  tags: string[]
 }
 
 const NO_FACTS: StatusFacts = {
@@ -104,15 +110,19 @@ const NO_FACTS: StatusFacts = {
   reblogged: false,
   pinned: false,
   bookmarked: false,
+  muted: false,
+  mentioned: [],
+  tags: [],
 }
 
 /**
- * The counters of `ids` and what `viewerId` has done with each, in one statement: each is an index lookup per
- * status, where they were seven statements a page (docs/performance.md, "Queries"). The counters are kept as
- * replies, boosts and favourites come and go (`status_stats`, docs/performance.md, "Counters").
+ * The counters of `ids`, what `viewerId` has done with each, and their mentions and hashtags, in one statement:
+ * each is an index lookup per status, where they were ten statements a page (docs/performance.md, "Queries"). The
+ * counters are kept as replies, boosts and favourites come and go (`status_stats`, docs/performance.md, "Counters").
  */
 async function statusFacts(db: Knex, ids: string[], viewerId?: string): Promise<Map<string, StatusFacts>> {
-  const { rows } = await db.raw<{ rows: (Record<keyof StatusFacts, string | boolean> & { id: string })[] }>(
+  type Row = Record<keyof StatusFacts, string | boolean | string[]> & { id: string }
+  const { rows } = await db.raw<{ rows: Row[] }>(
     `SELECT s.id::text AS id,
             coalesce(c.replies_count, 0) AS replies,
             coalesce(c.reblogs_count, 0) AS reblogs,
@@ -120,7 +130,12 @@ async function statusFacts(db: Knex, ids: string[], viewerId?: string): Promise<
             EXISTS (SELECT 1 FROM favourites f WHERE f.status_id = s.id AND f.account_id = :viewer) AS favourited,
             EXISTS (SELECT 1 FROM statuses b WHERE b.reblog_of_id = s.id AND b.account_id = :viewer) AS reblogged,
             EXISTS (SELECT 1 FROM status_pins p WHERE p.status_id = s.id AND p.account_id = :viewer) AS pinned,
-            EXISTS (SELECT 1 FROM bookmarks k WHERE k.status_id = s.id AND k.account_id = :viewer) AS bookmarked
+            EXISTS (SELECT 1 FROM bookmarks k WHERE k.status_id = s.id AND k.account_id = :viewer) AS bookmarked,
+            EXISTS (SELECT 1 FROM statuses t JOIN conversation_mutes m ON m.conversation_id = t.conversation_id
+                     WHERE t.id = s.id AND m.account_id = :viewer) AS muted,
+            ARRAY(SELECT account_id::text FROM mentions WHERE status_id = s.id ORDER BY account_id) AS mentioned,
+            ARRAY(SELECT tags.name FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
+                   WHERE status_tags.status_id = s.id ORDER BY tags.name) AS tags
        FROM unnest(:ids::bigint[]) AS s(id) LEFT JOIN status_stats c ON c.status_id = s.id`,
     { ids: bigintArray(ids), viewer: viewerId ?? null },
   )
@@ -135,6 +150,9 @@ async function statusFacts(db: Knex, ids: string[], viewerId?: string): Promise<
         reblogged: r.reblogged === true,
         pinned: r.pinned === true,
         bookmarked: r.bookmarked === true,
+        muted: r.muted === true,
+        mentioned: r.mentioned as string[],
+        tags: r.tags as string[],
       },
     ]),
   )
@@ -176,35 +194,19 @@ export async function renderStatuses(
   const all = [...rows, ...originals]
   const ids = all.map((s) => s.id)
   const noPolls: Awaited<ReturnType<typeof pollsOf>> = new Map()
-  const [media, mentions, tags, facts, polls, filters] = await Promise.all([
+  const [media, facts, polls, filters] = await Promise.all([
     fresh
       ? fresh.media
       : (db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>),
-    fresh
-      ? fresh.mentioned.map((a) => ({ status_id: ids[0]!, account_id: a.id }))
-      : (db('mentions').whereIn('status_id', ids) as Promise<{ status_id: string; account_id: string }[]>),
-    fresh
-      ? [...fresh.tags].sort().map((name) => ({ status_id: ids[0]!, name }))
-      : (db('status_tags')
-          .join('tags', 'tags.id', 'status_tags.tag_id')
-          .whereIn('status_tags.status_id', ids)
-          .orderBy('tags.name')
-          .select('status_tags.status_id', 'tags.name') as Promise<{ status_id: string; name: string }[]>),
-    // A status just made has no replies, boosts or favourites, and its author has not acted on it yet.
-    fresh ? new Map<string, StatusFacts>() : statusFacts(db, ids, viewerId),
+    // A status just made has no replies, boosts or favourites, its author has not acted on it yet, and its
+    // mentions and tags are known; only a reply joins a conversation its author may have muted.
+    fresh && !fresh.isReply ? new Map<string, StatusFacts>() : statusFacts(db, ids, viewerId),
     fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId),
     viewerId ? activeFilters(db, viewerId) : [],
   ])
   const factsOf = (id: string) => facts.get(id) ?? NO_FACTS
-  const conversationIds = [...new Set(all.flatMap((s) => s.conversation_id ?? []))]
-  const mutedConversations = new Set<string>(
-    viewerId && conversationIds.length && (!fresh || fresh.isReply)
-      ? await db('conversation_mutes')
-          .where({ account_id: viewerId })
-          .whereIn('conversation_id', conversationIds)
-          .pluck('conversation_id')
-      : [],
-  )
+  const mentionedIds = (id: string) => (fresh ? fresh.mentioned.map((a) => a.id) : factsOf(id).mentioned)
+  const tagsOf = (id: string) => (fresh ? [...fresh.tags].sort() : factsOf(id).tags)
   // Mastodon shows the posting app only to the status's author.
   const appIds = [
     ...new Set(all.flatMap((s) => (s.account_id === viewerId && s.application_id ? [s.application_id] : []))),
@@ -225,7 +227,7 @@ export async function renderStatuses(
   )
   const accounts = fresh
     ? new Map([fresh.author, ...fresh.mentioned].map((a) => [a.id, a]))
-    : await accountsById(db, [...all.map((s) => s.account_id), ...mentions.map((m) => m.account_id)])
+    : await accountsById(db, [...all.map((s) => s.account_id), ...all.flatMap((s) => mentionedIds(s.id))])
 
   /** The text filters match (Mastodon's searchable text): spoiler, text, poll options, media descriptions. */
   const filterText = (s: StatusRow) => {
@@ -247,7 +249,7 @@ export async function renderStatuses(
 
   const render = (s: StatusRow): Record<string, unknown> => {
     const account = accounts.get(s.account_id)!
-    const mentioned = mentions.filter((m) => m.status_id === s.id).map((m) => accounts.get(m.account_id)!)
+    const mentioned = mentionedIds(s.id).map((id) => accounts.get(id)!)
     const original = s.reblog_of_id ? originals.find((o) => o.id === s.reblog_of_id) : undefined
     const url = `${urls.base}/@${account.username}/${s.id}`
     return {
@@ -268,7 +270,7 @@ export async function renderStatuses(
       edited_at: s.edited_at ? new Date(s.edited_at).toISOString() : null,
       favourited: factsOf(s.id).favourited,
       reblogged: factsOf(s.id).reblogged,
-      muted: !!s.conversation_id && mutedConversations.has(s.conversation_id),
+      muted: factsOf(s.id).muted,
       bookmarked: factsOf(s.id).bookmarked,
       ...(viewerId === s.account_id ? { pinned: factsOf(s.id).pinned } : {}),
       // A remote status's text is its HTML, sanitised when it arrived (federation/sanitize.ts).
@@ -288,9 +290,7 @@ export async function renderStatuses(
         url: a.domain ? (a.url ?? a.uri ?? '') : `${urls.base}/@${a.username}`,
         acct: a.domain ? `${a.username}@${a.domain}` : a.username,
       })),
-      tags: tags
-        .filter((t) => t.status_id === s.id)
-        .map((t) => ({ name: t.name, url: `${urls.base}/tags/${encodeURIComponent(t.name)}` })),
+      tags: tagsOf(s.id).map((name) => ({ name, url: `${urls.base}/tags/${encodeURIComponent(name)}` })),
       emojis: [],
       card: null,
       poll: polls.get(s.id) ?? null,
