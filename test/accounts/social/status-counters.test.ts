@@ -101,6 +101,38 @@ describe('status counters', () => {
     expect(await mismatches()).toEqual([])
   })
 
+  it('count what one statement adds or takes away by the thousand, summed per status', async () => {
+    const [one, two] = [await post(alice, 'popular'), await post(alice, 'also popular')]
+    await db().raw(
+      `INSERT INTO accounts (username, domain, uri)
+       SELECT 'fan' || n, 'fans.example', 'https://fans.example/users/' || n FROM generate_series(1, 2000) AS n`,
+    )
+    const fans = () => db()('accounts').where({ domain: 'fans.example' }).select('id')
+    await db().raw(
+      `INSERT INTO favourites (account_id, status_id) SELECT id, ? FROM (${fans().toQuery()}) f`,
+      [one],
+    )
+    await db().raw(
+      `INSERT INTO favourites (account_id, status_id) SELECT id, ? FROM (${fans().limit(500).toQuery()}) f`,
+      [two],
+    )
+    await db().raw(
+      `INSERT INTO statuses (account_id, reblog_of_id, text, visibility, uri)
+       SELECT id, ?, '', 'public', 'https://fans.example/boosts/' || id FROM (${fans().limit(300).toQuery()}) f`,
+      [two],
+    )
+    expect(await counters(one)).toEqual([0, 0, 2000])
+    expect(await counters(two)).toEqual([0, 300, 500])
+    await db()('favourites').where({ status_id: one }).whereIn('account_id', fans().limit(1500)).delete()
+    await db()('statuses').where({ reblog_of_id: two }).whereIn('account_id', fans().limit(100)).delete()
+    expect(await counters(one)).toEqual([0, 0, 500])
+    expect(await counters(two)).toEqual([0, 200, 500])
+    expect(await mismatches()).toEqual([])
+    // The status deleted takes its 500 favourites and its row with it, in one statement each.
+    await db()('statuses').where({ id: one }).delete()
+    expect(await db()('status_stats').where({ status_id: one })).toEqual([])
+  })
+
   it('are what counting every row from scratch gives (the migration counts what exists so)', async () => {
     const kept = await db()('status_stats').orderBy('status_id')
     expect(kept.length).toBeGreaterThan(0)

@@ -9,9 +9,13 @@ import type { Knex } from '@roost/db'
  *
  * Triggers keep the counts, so every path that adds or removes a reply, a boost or a favourite counts it, whether a
  * request, the federation inbox, an account's deletion or a cascade: a status deleted takes its boosts and
- * favourites with it, and its replies lose their `in_reply_to_id`. A status has a row once something was counted
- * for it; no row means zeros. An increment inserts the row or adds to it; a decrement only updates, so that it never
- * inserts a row for a status deleted by the same statement (its row goes with it).
+ * favourites with it, and its replies lose their `in_reply_to_id`. They run once per statement, over the rows it
+ * changed (transition tables), and write each status's row once with the statement's sum: a row trigger would update
+ * a viral status's row once per favourite when the status is deleted, and Postgres walks every earlier version of a
+ * row that one transaction updated before it writes the next (100,000 favourites inserted in one statement took
+ * minutes so). A status has a row once something was counted for it; no row means zeros. A sum that only adds
+ * inserts the row or adds to it; one that takes away only updates, so that it never inserts a row for a status
+ * deleted by the same statement (its row goes with it).
  *
  * The triggers come before the counting of what exists: creating them locks both tables against writes until the
  * migration commits, so nothing is written between the count and the first trigger.
@@ -25,65 +29,89 @@ export async function up(db: Knex): Promise<void> {
       favourites_count bigint NOT NULL DEFAULT 0
     );
 
-    CREATE FUNCTION status_stats_add(target bigint, replies integer, reblogs integer, favourites integer)
-    RETURNS void LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-    BEGIN
-      IF target IS NULL THEN
-        RETURN;
-      ELSIF replies < 0 OR reblogs < 0 OR favourites < 0 THEN
-        UPDATE status_stats
-           SET replies_count = replies_count + replies,
-               reblogs_count = reblogs_count + reblogs,
-               favourites_count = favourites_count + favourites
-         WHERE status_id = target;
-      ELSE
+    -- One statement's changes, a (status, replies, boosts, favourites) per row it changed, summed per status.
+    CREATE FUNCTION status_stats_add(status_ids bigint[], reply_deltas int[], reblog_deltas int[], favourite_deltas int[])
+    RETURNS void LANGUAGE sql SET search_path FROM CURRENT AS $$
+      WITH sums AS (
+        SELECT id AS status_id, sum(r) AS replies, sum(b) AS reblogs, sum(f) AS favourites
+          FROM unnest(status_ids, reply_deltas, reblog_deltas, favourite_deltas) AS c (id, r, b, f)
+         WHERE id IS NOT NULL
+         GROUP BY id
+        HAVING sum(r) <> 0 OR sum(b) <> 0 OR sum(f) <> 0),
+      added AS (
         INSERT INTO status_stats AS s (status_id, replies_count, reblogs_count, favourites_count)
-        VALUES (target, replies, reblogs, favourites)
+        SELECT * FROM sums WHERE replies >= 0 AND reblogs >= 0 AND favourites >= 0
         ON CONFLICT (status_id) DO UPDATE
-           SET replies_count = s.replies_count + replies,
-               reblogs_count = s.reblogs_count + reblogs,
-               favourites_count = s.favourites_count + favourites;
-      END IF;
-    END $$;
+           SET replies_count = s.replies_count + excluded.replies_count,
+               reblogs_count = s.reblogs_count + excluded.reblogs_count,
+               favourites_count = s.favourites_count + excluded.favourites_count)
+      UPDATE status_stats AS s
+         SET replies_count = s.replies_count + d.replies,
+             reblogs_count = s.reblogs_count + d.reblogs,
+             favourites_count = s.favourites_count + d.favourites
+        FROM sums AS d
+       WHERE s.status_id = d.status_id AND (d.replies < 0 OR d.reblogs < 0 OR d.favourites < 0)
+    $$;
 
+    -- Each trigger names the transition tables its event has: old_rows (update, delete), new_rows (insert, update).
     CREATE FUNCTION statuses_count_in_stats() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    DECLARE
+      ids bigint[] := '{}';
+      replies int[] := '{}';
+      reblogs int[] := '{}';
     BEGIN
-      IF TG_OP <> 'INSERT' AND OLD.visibility IN ('public', 'unlisted') THEN
-        PERFORM status_stats_add(OLD.in_reply_to_id, -1, 0, 0);
-        PERFORM status_stats_add(OLD.reblog_of_id, 0, -1, 0);
+      IF TG_OP <> 'INSERT' THEN
+        SELECT ids || array_agg(id), replies || array_agg(r), reblogs || array_agg(b) INTO ids, replies, reblogs
+          FROM (SELECT in_reply_to_id, -1, 0 FROM old_rows
+                 WHERE in_reply_to_id IS NOT NULL AND visibility IN ('public', 'unlisted')
+                UNION ALL
+                SELECT reblog_of_id, 0, -1 FROM old_rows
+                 WHERE reblog_of_id IS NOT NULL AND visibility IN ('public', 'unlisted')) AS c (id, r, b);
       END IF;
-      IF TG_OP <> 'DELETE' AND NEW.visibility IN ('public', 'unlisted') THEN
-        PERFORM status_stats_add(NEW.in_reply_to_id, 1, 0, 0);
-        PERFORM status_stats_add(NEW.reblog_of_id, 0, 1, 0);
+      IF TG_OP <> 'DELETE' THEN
+        SELECT ids || array_agg(id), replies || array_agg(r), reblogs || array_agg(b) INTO ids, replies, reblogs
+          FROM (SELECT in_reply_to_id, 1, 0 FROM new_rows
+                 WHERE in_reply_to_id IS NOT NULL AND visibility IN ('public', 'unlisted')
+                UNION ALL
+                SELECT reblog_of_id, 0, 1 FROM new_rows
+                 WHERE reblog_of_id IS NOT NULL AND visibility IN ('public', 'unlisted')) AS c (id, r, b);
+      END IF;
+      IF cardinality(ids) > 0 THEN
+        PERFORM status_stats_add(ids, replies, reblogs, array_fill(0, ARRAY[cardinality(ids)]));
       END IF;
       RETURN NULL;
     END $$;
 
     CREATE FUNCTION favourites_count_in_stats() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    DECLARE
+      ids bigint[] := '{}';
+      favourites int[] := '{}';
     BEGIN
       IF TG_OP <> 'INSERT' THEN
-        PERFORM status_stats_add(OLD.status_id, 0, 0, -1);
+        SELECT ids || array_agg(status_id), favourites || array_agg(-1) INTO ids, favourites FROM old_rows;
       END IF;
       IF TG_OP <> 'DELETE' THEN
-        PERFORM status_stats_add(NEW.status_id, 0, 0, 1);
+        SELECT ids || array_agg(status_id), favourites || array_agg(1) INTO ids, favourites FROM new_rows;
+      END IF;
+      IF cardinality(ids) > 0 THEN
+        PERFORM status_stats_add(ids, array_fill(0, ARRAY[cardinality(ids)]), array_fill(0, ARRAY[cardinality(ids)]),
+                                 favourites);
       END IF;
       RETURN NULL;
     END $$;
 
-    -- Most statuses are neither replies nor boosts: for them no function is called at all.
-    CREATE TRIGGER statuses_stats_insert AFTER INSERT ON statuses FOR EACH ROW
-      WHEN (NEW.in_reply_to_id IS NOT NULL OR NEW.reblog_of_id IS NOT NULL)
-      EXECUTE FUNCTION statuses_count_in_stats();
-    CREATE TRIGGER statuses_stats_delete AFTER DELETE ON statuses FOR EACH ROW
-      WHEN (OLD.in_reply_to_id IS NOT NULL OR OLD.reblog_of_id IS NOT NULL)
-      EXECUTE FUNCTION statuses_count_in_stats();
-    CREATE TRIGGER statuses_stats_update AFTER UPDATE OF in_reply_to_id, reblog_of_id, visibility ON statuses
-      FOR EACH ROW WHEN (OLD.in_reply_to_id IS DISTINCT FROM NEW.in_reply_to_id
-                         OR OLD.reblog_of_id IS DISTINCT FROM NEW.reblog_of_id
-                         OR OLD.visibility IS DISTINCT FROM NEW.visibility)
-      EXECUTE FUNCTION statuses_count_in_stats();
-    CREATE TRIGGER favourites_stats AFTER INSERT OR DELETE OR UPDATE OF status_id ON favourites FOR EACH ROW
-      EXECUTE FUNCTION favourites_count_in_stats();
+    CREATE TRIGGER statuses_stats_insert AFTER INSERT ON statuses REFERENCING NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION statuses_count_in_stats();
+    CREATE TRIGGER statuses_stats_update AFTER UPDATE ON statuses REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION statuses_count_in_stats();
+    CREATE TRIGGER statuses_stats_delete AFTER DELETE ON statuses REFERENCING OLD TABLE AS old_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION statuses_count_in_stats();
+    CREATE TRIGGER favourites_stats_insert AFTER INSERT ON favourites REFERENCING NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION favourites_count_in_stats();
+    CREATE TRIGGER favourites_stats_update AFTER UPDATE ON favourites REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION favourites_count_in_stats();
+    CREATE TRIGGER favourites_stats_delete AFTER DELETE ON favourites REFERENCING OLD TABLE AS old_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION favourites_count_in_stats();
   `)
   await db.raw(COUNT_STATUS_STATS)
 }
