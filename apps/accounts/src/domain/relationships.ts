@@ -39,12 +39,14 @@ export async function hiddenAccounts(db: Knex, viewerId: string): Promise<Hidden
   }
 }
 
+/** SQL: an account domain's host, lower-case, its port dropped: what a domain block names. */
+const hostOf = (domainColumn: string) => `regexp_replace(lower(${domainColumn}), ':[0-9]+$', '')`
+
 /**
- * SQL: an account domain's host (lower-case, its port dropped), reversed, in byte order: the expression of the index
- * accounts_reversed_host. The hosts a domain block covers, the domain itself and its subdomains, are one range of it.
+ * SQL: an account domain's host reversed, in byte order: the expression of the index accounts_reversed_host. The
+ * hosts a domain block covers, the domain itself and its subdomains, are one range of it.
  */
-const reversedHost = (domainColumn: string) =>
-  `(reverse(regexp_replace(lower(${domainColumn}), ':[0-9]+$', '')) COLLATE "C")`
+const reversedHost = (domainColumn: string) => `(reverse(${hostOf(domainColumn)}) COLLATE "C")`
 
 /**
  * SQL: whether a user's domain block (`blockColumn`, a lower-case host) covers an account's `domain` (which may carry
@@ -79,7 +81,7 @@ export function hiddenAccountSql(
   if (hidden.domains.length) {
     parts.push(
       `(SELECT h.host = ANY (?::text[]) OR h.host LIKE ANY (?::text[])
-          FROM accounts AS hidden_by_domain, regexp_replace(lower(hidden_by_domain.domain), ':[0-9]+$', '') AS h(host)
+          FROM accounts AS hidden_by_domain, ${hostOf('hidden_by_domain.domain')} AS h(host)
          WHERE hidden_by_domain.id = ??) IS TRUE`,
     )
     const subdomains = hidden.domains.map((d) => `%.${d.replace(/[\\%_]/g, (c) => `\\${c}`)}`)

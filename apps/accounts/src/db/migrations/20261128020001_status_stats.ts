@@ -29,11 +29,13 @@ export async function up(db: Knex): Promise<void> {
       favourites_count bigint NOT NULL DEFAULT 0
     );
 
-    -- One statement's changes, a (status, replies, boosts, favourites) per row it changed, summed per status.
+    -- One statement's changes, a (status, replies, boosts, favourites) per row it changed, summed per status. A
+    -- kind of count the statement does not touch is a null array.
     CREATE FUNCTION status_stats_add(status_ids bigint[], reply_deltas int[], reblog_deltas int[], favourite_deltas int[])
     RETURNS void LANGUAGE sql SET search_path FROM CURRENT AS $$
       WITH sums AS (
-        SELECT id AS status_id, sum(r) AS replies, sum(b) AS reblogs, sum(f) AS favourites
+        SELECT id AS status_id, coalesce(sum(r), 0) AS replies, coalesce(sum(b), 0) AS reblogs,
+               coalesce(sum(f), 0) AS favourites
           FROM unnest(status_ids, reply_deltas, reblog_deltas, favourite_deltas) AS c (id, r, b, f)
          WHERE id IS NOT NULL
          GROUP BY id
@@ -77,7 +79,7 @@ export async function up(db: Knex): Promise<void> {
                  WHERE reblog_of_id IS NOT NULL AND visibility IN ('public', 'unlisted')) AS c (id, r, b);
       END IF;
       IF cardinality(ids) > 0 THEN
-        PERFORM status_stats_add(ids, replies, reblogs, array_fill(0, ARRAY[cardinality(ids)]));
+        PERFORM status_stats_add(ids, replies, reblogs, NULL);
       END IF;
       RETURN NULL;
     END $$;
@@ -94,8 +96,7 @@ export async function up(db: Knex): Promise<void> {
         SELECT ids || array_agg(status_id), favourites || array_agg(1) INTO ids, favourites FROM new_rows;
       END IF;
       IF cardinality(ids) > 0 THEN
-        PERFORM status_stats_add(ids, array_fill(0, ARRAY[cardinality(ids)]), array_fill(0, ARRAY[cardinality(ids)]),
-                                 favourites);
+        PERFORM status_stats_add(ids, NULL, NULL, favourites);
       END IF;
       RETURN NULL;
     END $$;
