@@ -15,6 +15,7 @@
  *   BENCH_PG_STATS=dir          load pg_stat_statements; the statements of each posting scenario and of the
  *                               depth scenario go to dir
  *   BENCH_OUT (bench/results)   where results.json and chart.png go
+ *   BENCH_PG_OPTIONS            extra Postgres server options for an experiment (e.g. `-c synchronous_commit=off`)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -73,7 +74,8 @@ async function main() {
 
   const stack = await startBenchStack({
     env: profileDir ? { ROOST_NODE_ARGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
-    postgresOptions: pgStatsDir ? PG_STATS_OPTIONS : undefined,
+    postgresOptions:
+      [pgStatsDir ? PG_STATS_OPTIONS : '', process.env.BENCH_PG_OPTIONS ?? ''].join(' ').trim() || undefined,
   })
   const memorySampler = sampleMemory(stack.watched)
   const sink = await startPushSink()

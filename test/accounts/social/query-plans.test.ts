@@ -1,3 +1,4 @@
+import { isWatched } from '../../../apps/accounts/src/domain/notifications'
 import { mentionedAccounts } from '../../../apps/accounts/src/domain/statuses'
 import { statusAudience } from '../../../apps/accounts/src/federation/status-activities'
 import type { AccountRow } from '../../../apps/accounts/src/entities/account'
@@ -269,5 +270,26 @@ describe('the accounts a post looks up', () => {
       )
       expect(reads.filter((r) => r.rows > 100)).toEqual([])
     }
+  })
+  it("asks whether a new status's author has a watcher from the index of such follows, not by walking its followers", async () => {
+    const db = stack.accounts.ctx.db
+    // 3,000 followers of bob, none of whom asked to hear of his posts; then one who did.
+    await db.raw(
+      `INSERT INTO follows (account_id, target_account_id)
+       SELECT id, ? FROM accounts WHERE domain IS NOT NULL AND username LIKE 'remote%'`,
+      [bob.id],
+    )
+    await db.raw('ANALYZE follows')
+    captured.length = 0
+    expect(await isWatched(db, bob.id)).toBe(false)
+    expect(captured).toHaveLength(1)
+    const steps = (await plan(captured[0]!, true)).filter((n) => n['Relation Name'] === 'follows')
+    expect(steps.map((n) => n['Index Name'])).toEqual(['follows_watched'])
+
+    await db('follows')
+      .where('id', db('follows').where({ target_account_id: bob.id }).max('id'))
+      .update({ notify: true })
+    expect(await isWatched(db, bob.id)).toBe(true)
+    await db('follows').where({ target_account_id: bob.id }).whereNot({ account_id: alice.id }).delete()
   })
 })

@@ -3,6 +3,7 @@ import type { Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { addToConversation } from '../domain/conversations'
 import {
+  isWatched,
   notify as notifyInTransaction,
   notifyAll as notifyAllInTransaction,
   withdrawNotifications,
@@ -53,13 +54,11 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
   /**
    * Mentions notify the mentioned accounts, once per status (an edit that adds a mention notifies the new one). A
    * direct status whose mention notification is made also goes into the recipient's conversation (Mastodon's
-   * NotifyService: one that is dropped, a blocked sender or a muted thread, does not).
+   * NotifyService: one that is dropped, a blocked sender or a muted thread, does not). The mentions come from the
+   * activity's shared read (`Reads`): an edit made since has its own activity, which notifies whom it added.
    */
-  const notifyMentioned = async (trx: Knex, status: StatusRow) => {
-    const mentioned: string[] = await trx('mentions')
-      .where({ status_id: status.id })
-      .orderBy('account_id')
-      .pluck('account_id')
+  const notifyMentioned = async (trx: Knex, status: StatusRow, mentions: readonly string[]) => {
+    const mentioned = [...mentions].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1))
     const notified = await notifyAll(
       trx,
       { type: 'mention', senderId: status.account_id, statusId: status.id, activityId: status.id },
@@ -71,23 +70,6 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
         const changed = await addToConversation(trx, recipientId, status)
         if (changed) conversed.get(trx)?.push(changed)
       }
-    return mentioned
-  }
-
-  /**
-   * Whether a new status may notify anyone: it mentions someone, or it is neither direct nor a reply and a follower
-   * of its author asked to hear of new posts (a watcher). Only a mention or such a follow can make a
-   * `status.created` notification, and what the transaction then reads decides who is told; a follow made after
-   * this read is too late for this status.
-   */
-  const whomToTell = async (statusId: string) => {
-    const { rows } = await db.raw<{ rows: { mentions: boolean; watchers: boolean }[] }>(
-      `SELECT EXISTS (SELECT 1 FROM mentions WHERE status_id = :id) AS mentions,
-              EXISTS (SELECT 1 FROM statuses s JOIN follows f ON f.target_account_id = s.account_id AND f.notify
-                       WHERE s.id = :id AND s.visibility <> 'direct' AND s.in_reply_to_id IS NULL) AS watchers`,
-      { id: statusId },
-    )
-    return rows[0]!
   }
 
   return {
@@ -100,18 +82,23 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
           await staffToNotify(trx, report),
         )
       }),
-    'status.created': async (a) => {
-      // Most posts mention no one and no follower asked to hear of them: one read, then no transaction, no row lock
-      // and no commit to flush (docs/performance.md, "Write path").
-      const tell = await whomToTell(a.statusId)
-      if (!tell.mentions && !tell.watchers) return
+    'status.created': async (a, reads) => {
+      // Only a mention, or a follower who asked to hear of new posts (not of direct messages and replies), makes a
+      // `status.created` notification. Most posts have neither: the activity's shared read of the status and its
+      // mentions, then no transaction, no row lock and no commit to flush (docs/performance.md, "Write path").
+      const status = await reads.status(a.statusId)
+      if (!status) return
+      const mentioned = await reads.mentions(status.id)
+      const watched =
+        status.visibility !== 'direct' && !status.in_reply_to_id && (await isWatched(db, status.account_id))
+      if (!mentioned.length && !watched) return
       await whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
-        const mentioned = tell.mentions ? await notifyMentioned(trx, status) : []
-        // Followers who asked to hear of new posts, except for direct messages and replies (mentioned ones were told).
-        if (!tell.watchers || status.visibility === 'direct' || status.in_reply_to_id) return
+        if (mentioned.length) await notifyMentioned(trx, status, mentioned)
+        if (!watched) return
+        // Those mentioned were told already.
         const watchers: string[] = await trx('follows')
           .where({ target_account_id: status.account_id, notify: true })
-          .whereNotIn('account_id', mentioned)
+          .whereNotIn('account_id', [...mentioned])
           .orderBy('id')
           .pluck('account_id')
         await notifyAll(
@@ -128,9 +115,10 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
      * The notification is keyed by the edit (status_edits row), so a replay adds nothing and an older edit
      * handled late does not replace a newer one's.
      */
-    'status.updated': (a) =>
-      whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
-        await notifyMentioned(trx, status)
+    'status.updated': async (a, reads) => {
+      const mentioned = await reads.mentions(a.statusId)
+      await whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
+        await notifyMentioned(trx, status, mentioned)
         const boosters: string[] = await trx('statuses')
           .where({ reblog_of_id: status.id })
           .orderBy('account_id')
@@ -152,7 +140,8 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
             activityId: a.editId,
           })
         }
-      }),
+      })
+    },
 
     'reblog.created': (a) =>
       whileExists('statuses', a.statusId, (trx) =>

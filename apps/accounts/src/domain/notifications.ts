@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import { pushExcerpt } from '@roost/events'
 import type { NotificationType } from '@roost/events'
-import type { AccountRow, Urls } from '../entities/account'
+import type { Urls } from '../entities/account'
 import { avatarOf } from '../entities/account'
 import * as outbox from '../outbox/outbox'
 import { activeMute, bigintArray, domainCovered } from './relationships'
@@ -18,6 +18,14 @@ interface RecipientFacts {
   sender_follows: boolean
   sender_silenced: boolean
   domain_blocked: boolean
+  /** The sender as a push shows it, the same on every row, with the text of the status if there is one. */
+  sender_username: string
+  sender_display_name: string
+  sender_note: string
+  sender_avatar_file: string | null
+  sender_avatar_remote_url: string | null
+  status_text: string | null
+  status_spoiler_text: string | null
 }
 
 export interface NewNotification {
@@ -82,7 +90,8 @@ export async function notifyAll(
   const wanted = [...new Set(recipientIds)].filter((id) => id !== n.senderId || n.type === 'poll')
   const made = new Map<string, string>()
   if (!wanted.length) return made
-  // The recipients, their users and every relationship fact in one round trip.
+  // The recipients, their users, every relationship fact and the sender (with the text of the status, the push's
+  // excerpt) in one round trip. No row comes back without the sender: a sender gone since tells no one.
   const { rows } = await trx.raw<{ rows: RecipientFacts[] }>(
     `SELECT accounts.id AS recipient_id, users.id AS user_id, users.locale, accounts.suspended_at,
        EXISTS (SELECT 1 FROM blocks WHERE account_id = accounts.id AND target_account_id = :s) AS blocks,
@@ -93,10 +102,15 @@ export async function notifyAll(
           WHERE statuses.id = :status::bigint AND conversation_mutes.account_id = accounts.id)) AS mutes_conversation,
        EXISTS (SELECT 1 FROM follows WHERE account_id = accounts.id AND target_account_id = :s) AS recipient_follows,
        EXISTS (SELECT 1 FROM follows WHERE account_id = :s AND target_account_id = accounts.id) AS sender_follows,
-       EXISTS (SELECT 1 FROM accounts sender WHERE sender.id = :s AND sender.silenced_at IS NOT NULL) AS sender_silenced,
-       EXISTS (SELECT 1 FROM account_domain_blocks b JOIN accounts sender ON sender.id = :s
-               AND ${domainCovered('b.domain', 'sender.domain')} WHERE b.account_id = accounts.id) AS domain_blocked
+       sender.silenced_at IS NOT NULL AS sender_silenced,
+       EXISTS (SELECT 1 FROM account_domain_blocks b
+               WHERE b.account_id = accounts.id AND ${domainCovered('b.domain', 'sender.domain')}) AS domain_blocked,
+       sender.username AS sender_username, sender.display_name AS sender_display_name, sender.note AS sender_note,
+       sender.avatar_file AS sender_avatar_file, sender.avatar_remote_url AS sender_avatar_remote_url,
+       status.text AS status_text, status.spoiler_text AS status_spoiler_text
      FROM accounts JOIN users ON users.account_id = accounts.id
+       JOIN accounts AS sender ON sender.id = :s
+       LEFT JOIN statuses AS status ON status.id = :status::bigint
      WHERE accounts.id = ANY (:r::bigint[])`,
     { r: bigintArray(wanted), s: n.senderId, status: n.statusId ?? null },
   )
@@ -115,14 +129,6 @@ export async function notifyAll(
   const groupKeys = new Map<string, string | null>()
   for (const recipientId of recipients)
     groupKeys.set(recipientId, await groupKeyFor(trx, { ...n, recipientId }))
-  // The sender, with the text of the status if there is one (the push's excerpt), in one statement.
-  const sender: AccountRow & { status_text: string | null; status_spoiler_text: string | null } = await trx(
-    'accounts',
-  )
-    .leftJoin('statuses', 'statuses.id', trx.raw('?::bigint', [n.statusId ?? null]))
-    .where('accounts.id', n.senderId)
-    .first('accounts.*', 'statuses.text as status_text', 'statuses.spoiler_text as status_spoiler_text')
-
   const inserted: { id: string; account_id: string; created_at: Date }[] = await trx('notifications')
     .insert(
       recipients.map((recipientId) => ({
@@ -138,11 +144,15 @@ export async function notifyAll(
     .ignore()
     .returning(['id', 'account_id', 'created_at'])
   if (!inserted.length) return made
-  const senderName = sender.display_name || sender.username
-  const senderAvatarUrl = avatarOf(sender, urls)
+  const sender = rows[0]!
+  const senderName = sender.sender_display_name || sender.sender_username
+  const senderAvatarUrl = avatarOf(
+    { avatar_file: sender.sender_avatar_file, avatar_remote_url: sender.sender_avatar_remote_url },
+    urls,
+  )
   // Statuses and bios are stored as the plain text their authors typed; the push shows 140 characters.
   const excerpt = pushExcerpt(
-    sender.status_text !== null ? sender.status_spoiler_text || sender.status_text : sender.note,
+    sender.status_text !== null ? sender.status_spoiler_text || sender.status_text : sender.sender_note,
   )
   const byRecipient = new Map(inserted.map((row) => [String(row.account_id), row]))
   const events = []
@@ -175,6 +185,15 @@ export async function notifyAll(
         : { event: 'notifications.created', notifications: events },
     )
   return made
+}
+
+/**
+ * Whether a follower of the account asked to hear of its new posts (a watcher): one entry of the partial index of
+ * such follows (`follows_watched`), however many followers the account has. Asked for each new status; a follow
+ * made after this read is too late for the status at hand.
+ */
+export async function isWatched(db: Knex, accountId: string): Promise<boolean> {
+  return !!(await db('follows').where({ target_account_id: accountId, notify: true }).first(db.raw('1')))
 }
 
 /**

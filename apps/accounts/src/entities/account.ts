@@ -101,7 +101,7 @@ const midnight = (d: Date) =>
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null)
 
 /** An account's avatar: its upload, a remote account's own image (linked, not copied yet), or the default. */
-export const avatarOf = (row: AccountRow, urls: Urls) =>
+export const avatarOf = (row: Pick<AccountRow, 'avatar_file' | 'avatar_remote_url'>, urls: Urls) =>
   row.avatar_file ? mediaUrl(urls, row.avatar_file) : (row.avatar_remote_url ?? missingAvatar(urls))
 const headerOf = (row: AccountRow, urls: Urls) =>
   row.header_file ? mediaUrl(urls, row.header_file) : (row.header_remote_url ?? missingHeader(urls))
