@@ -167,7 +167,10 @@ export async function attachableMedia(
  */
 export async function mentionedAccounts(trx: Knex, text: string): Promise<AccountRow[]> {
   // Each mention as (username, domain), '' for a local one: the key of accounts_username_domain_lower, so each is
-  // one index lookup however many accounts are known (a condition per kind of mention, ORed, read them all).
+  // one index lookup however many accounts are known (a condition per kind of mention, ORed, read them all). The
+  // lookup is a LATERAL subquery with a LIMIT, which Postgres runs per mention as written: as a join of the
+  // mentions with accounts, its plan followed the statistics, and with statistics from before the accounts were
+  // inserted it read every account once per mention (docs/performance.md, "Queries").
   const mentions = new Map(
     [...text.matchAll(ANY_MENTION)].map((m) => {
       const key: [string, string] = [m[1]!.toLowerCase(), (m[2] ?? '').toLowerCase()]
@@ -176,12 +179,16 @@ export async function mentionedAccounts(trx: Knex, text: string): Promise<Accoun
   )
   if (!mentions.size) return []
   const keys = [...mentions.values()]
-  return trx('accounts')
-    .whereNull('suspended_at')
-    .whereRaw(
-      `(lower(username), coalesce(lower(domain), '')) IN (SELECT * FROM unnest(?::text[], ?::text[]))`,
-      [keys.map(([username]) => username), keys.map(([, domain]) => domain)],
-    )
+  const { rows } = await trx.raw<{ rows: AccountRow[] }>(
+    `SELECT accounts.* FROM unnest(?::text[], ?::text[]) AS mention(username, domain)
+       CROSS JOIN LATERAL (
+         SELECT * FROM accounts
+          WHERE lower(accounts.username) = mention.username AND coalesce(lower(accounts.domain), '') = mention.domain
+          LIMIT 1) AS accounts
+      WHERE accounts.suspended_at IS NULL`,
+    [keys.map(([username]) => username), keys.map(([, domain]) => domain)],
+  )
+  return rows
 }
 
 /**
