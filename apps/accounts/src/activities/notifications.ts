@@ -3,7 +3,6 @@ import type { Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { addToConversation } from '../domain/conversations'
 import {
-  isWatched,
   notify as notifyInTransaction,
   notifyAll as notifyAllInTransaction,
   withdrawNotifications,
@@ -90,7 +89,7 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
       if (!status) return
       const mentioned = await reads.mentions(status.id)
       const watched =
-        status.visibility !== 'direct' && !status.in_reply_to_id && (await isWatched(db, status.account_id))
+        status.visibility !== 'direct' && !status.in_reply_to_id && (await reads.watched(status.account_id))
       if (!mentioned.length && !watched) return
       await whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
         if (mentioned.length) await notifyMentioned(trx, status, mentioned)

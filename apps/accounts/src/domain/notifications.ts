@@ -188,12 +188,20 @@ export async function notifyAll(
 }
 
 /**
- * Whether a follower of the account asked to hear of its new posts (a watcher): one entry of the partial index of
- * such follows (`follows_watched`), however many followers the account has. Asked for each new status; a follow
- * made after this read is too late for the status at hand.
+ * SQL: whether a follower of the account in `accountColumn` asked to hear of its new posts (a watcher): one entry of
+ * the partial index of such follows (`follows_watched`), however many followers the account has. Asked for each new
+ * status, with the status itself (`Reads.watched`); a follow made after this read is too late for the status at hand.
  */
+export const watchedSql = (accountColumn: string) =>
+  `EXISTS (SELECT 1 FROM follows WHERE follows.target_account_id = ${accountColumn} AND follows.notify)`
+
+/** Whether a follower of the account asked to hear of its new posts (`watchedSql`). */
 export async function isWatched(db: Knex, accountId: string): Promise<boolean> {
-  return !!(await db('follows').where({ target_account_id: accountId, notify: true }).first(db.raw('1')))
+  const { rows } = await db.raw<{ rows: { watched: boolean }[] }>(
+    `SELECT ${watchedSql('?::bigint')} AS watched`,
+    [accountId],
+  )
+  return rows[0]!.watched
 }
 
 /**

@@ -2,6 +2,7 @@ import { firstRowPerTable } from '@roost/db'
 import type { Knex } from '@roost/db'
 import type { AccountRow } from '../entities/account'
 import type { StatusRow } from '../entities/status'
+import { isWatched, watchedSql } from './notifications'
 
 /**
  * Rows that several steps of one piece of work read, read once and shared (docs/performance.md, "Write path"):
@@ -18,6 +19,8 @@ export interface Reads {
   tags(statusId: string): Promise<{ id: string; name: string }[]>
   /** The accounts a status mentions (do not change the array: it is shared). */
   mentions(statusId: string): Promise<readonly string[]>
+  /** Whether a follower of the account asked to hear of its new posts (`watchedSql`). */
+  watched(accountId: string): Promise<boolean>
 }
 
 export function createReads(db: Knex): Reads {
@@ -32,8 +35,9 @@ export function createReads(db: Knex): Reads {
   const mentions = once<readonly string[]>((statusId) =>
     db('mentions').where({ status_id: statusId }).pluck('account_id'),
   )
-  // A status comes with its author, its mentions and its hashtags, in one statement: whoever reads a status next
-  // asks for those.
+  const watched = once<boolean>((accountId) => isWatched(db, accountId))
+  // A status comes with its author, its mentions, its hashtags and whether its author is watched, in one
+  // statement: whoever reads a status next asks for those (the notifications of a new status, the last).
   const status = once(async (id) => {
     const row = await firstRowPerTable<[StatusRow, AccountRow, StatusExtras]>(db, STATUS_WITH_EXTRAS, [id])
     if (!row) return undefined
@@ -41,14 +45,16 @@ export function createReads(db: Knex): Reads {
     account.prime(author.id, author)
     mentions.prime(id, extras.mention_ids)
     tags.prime(id, extras.tags)
+    watched.prime(author.id, extras.author_watched)
     return found
   })
-  return { status, account, tags, mentions }
+  return { status, account, tags, mentions, watched }
 }
 
 interface StatusExtras {
   mention_ids: string[]
   tags: { id: string; name: string }[]
+  author_watched: boolean
 }
 
 const STATUS_WITH_EXTRAS = `
@@ -56,7 +62,8 @@ const STATUS_WITH_EXTRAS = `
          ARRAY(SELECT account_id::text FROM mentions WHERE status_id = statuses.id) AS mention_ids,
          (SELECT COALESCE(json_agg(json_build_object('id', tags.id::text, 'name', tags.name) ORDER BY tags.id), '[]')
             FROM status_tags JOIN tags ON tags.id = status_tags.tag_id
-           WHERE status_tags.status_id = statuses.id) AS tags
+           WHERE status_tags.status_id = statuses.id) AS tags,
+         ${watchedSql('statuses.account_id')} AS author_watched
     FROM statuses JOIN accounts ON accounts.id = statuses.account_id
    WHERE statuses.id = ?`
 

@@ -18,6 +18,8 @@ const KEEP_MS = 24 * 3600 * 1000
 const PRUNE_EVERY_MS = 3600 * 1000
 /** Events published this recently are published again when Redis is found to have lost its queues. */
 export const REPLAY_WINDOW_MS = 15 * 60 * 1000
+/** The relay looks for the queues' marker before a batch at most this often (a Redis round trip each time). */
+const QUEUES_CHECK_EVERY_MS = 1000
 
 /** The smallest snowflake id of a moment (ids are milliseconds << 16 | sequence). */
 const snowflakeAt = (ms: number) => String(BigInt(ms) << 16n)
@@ -46,6 +48,7 @@ export function createOutboxRelay(options: {
   let stopped = true
   let again = false
   let prunedAt = 0
+  let queuesCheckedAt = 0
 
   const queuesMarker = `${options.redisPrefix}:outbox:queues-intact`
 
@@ -54,14 +57,21 @@ export function createOutboxRelay(options: {
    * held: events published but not yet handled, and their follow-up jobs. The marker, written after each
    * replay, is gone with them; then the events of the last REPLAY_WINDOW_MS are marked unpublished and go out
    * again under their own job ids. Consumers are idempotent, so what had been handled is handled again to no
-   * effect (docs/activities.md, "When Redis loses its data"). Several relays may replay at once: harmless.
+   * effect (docs/activities.md, "When Redis loses its data"). Several relays may replay at once: harmless. The
+   * marker is looked for at most once a second, not before every batch: what is published in between to a Redis
+   * that lost its data is published again by the replay, to no effect.
    */
   async function replayIfQueuesLost() {
-    if (await options.redis.exists(queuesMarker)) return
+    if (Date.now() - queuesCheckedAt < QUEUES_CHECK_EVERY_MS) return
+    if (await options.redis.exists(queuesMarker)) {
+      queuesCheckedAt = Date.now()
+      return
+    }
     const replayed = await db('outbox')
       .where('published_at', '>', new Date(Date.now() - REPLAY_WINDOW_MS))
       .update({ published_at: null })
     await options.redis.set(queuesMarker, new Date().toISOString())
+    queuesCheckedAt = Date.now()
     if (replayed) logger.warn({ replayed }, 'Redis lost its queues: publishing recent events again')
   }
 
