@@ -16,6 +16,7 @@
  *                               depth scenario go to dir
  *   BENCH_OUT (bench/results)   where results.json and chart.png go
  *   BENCH_PG_OPTIONS            extra Postgres server options for an experiment (e.g. `-c synchronous_commit=off`)
+ *   BENCH_LATENCY_RATE (200)    posts/s of the latency scenario (the target's is 200)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -173,7 +174,7 @@ async function main() {
       const r = await latencyScenario(stack, fixtures, sink, {
         authors,
         targets,
-        rate: 200,
+        rate: Number(process.env.BENCH_LATENCY_RATE ?? 200),
         seconds: Math.max(5, seconds * 2),
       })
       results.latency = r
