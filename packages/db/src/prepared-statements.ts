@@ -1,10 +1,12 @@
 // @ts-expect-error knex ships no types for its dialect classes; this is the class `client: 'pg'` names.
 import KnexPgClient from 'knex/lib/dialects/postgres/index.js'
+// @ts-expect-error likewise: the query compiler that dialect uses.
+import KnexPgQueryCompiler from 'knex/lib/dialects/postgres/query/pg-querycompiler.js'
 
 /**
- * How many statements one pool names. A statement's text varies with the length of an `IN (…)` list, so the
- * texts are not a fixed set; each named one holds a plan in every backend that ran it. Texts past this many run
- * unnamed, as before (docs/performance.md, "Prepared statements").
+ * How many statements one pool names. Texts are not a fixed set (raw SQL built per call, a list of column tuples),
+ * and each named one holds a plan in every backend that ran it. Texts past this many run unnamed, as before
+ * (docs/performance.md, "Prepared statements").
  */
 export const MAX_PREPARED_STATEMENTS = 256
 
@@ -46,6 +48,47 @@ function namesOf(config: object): StatementNames {
   return names
 }
 
+/** What knex's compiler knows of a `whereIn` / `whereNotIn`. */
+interface WhereInStatement {
+  column: unknown
+  value: unknown
+  not?: boolean
+}
+
+/** A value a list may hold as one array parameter; anything else (a subquery, raw SQL, undefined) stays as knex has it. */
+const isPlainValue = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+
+/**
+ * knex's Postgres query compiler, with one change: `whereIn(column, [a, b, …])` is `column = ANY($1)`, the list one
+ * array parameter, where knex writes `column in ($1, $2, …)`. Postgres plans both alike (it turns an IN list into
+ * `= ANY` of an array), but the text of knex's form changes with the list's length, and every length was a statement
+ * of its own to prepare: a page of 7 statuses and one of 8 did not share their statements (docs/performance.md,
+ * "Prepared statements"). An empty list, a subquery and a list of column tuples stay as knex writes them.
+ */
+class ArrayListQueryCompiler extends KnexPgQueryCompiler {
+  declare client: { parameter(value: unknown, builder: unknown, bindingsHolder: unknown): string }
+  declare builder: unknown
+  declare bindingsHolder: unknown
+  declare _columnClause: (statement: WhereInStatement) => string
+
+  constructor(client: unknown, builder: unknown, formatter: unknown) {
+    super(client, builder, formatter)
+  }
+
+  whereIn(statement: WhereInStatement): string {
+    const { value } = statement
+    if (
+      Array.isArray(statement.column) ||
+      !Array.isArray(value) ||
+      !value.length ||
+      !value.every(isPlainValue)
+    )
+      return super.whereIn(statement)
+    const list = `${this._columnClause(statement)} = ANY(${this.client.parameter(value, this.builder, this.bindingsHolder)})`
+    return statement.not ? `NOT (${list})` : list
+  }
+}
+
 /**
  * knex's Postgres dialect, running every statement with bindings as a named prepared statement: each connection
  * parses and plans a statement once and then only binds and executes it, as Rails' prepared statements do for
@@ -55,6 +98,10 @@ export class PreparedStatementsClient extends KnexPgClient {
   /** Set on the client knex makes for each transaction, which shares the pool's `config` but no other field. */
   declare transacting?: boolean
   declare config: object
+
+  queryCompiler(builder: unknown, formatter: unknown) {
+    return new ArrayListQueryCompiler(this, builder, formatter)
+  }
 
   async _query(connection: unknown, query: CompiledQuery): Promise<unknown> {
     const names = namesOf(this.config)

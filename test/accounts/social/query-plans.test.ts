@@ -184,6 +184,26 @@ it("an account's statuses check the author's suspension and the viewer's blocks 
  * by an index condition, as the number of known remote accounts grows into the hundreds of thousands: a condition
  * ORed across two kinds of lookup made Postgres walk every account instead.
  */
+it('writes no list into the text of a statement, so that pages of every length share their statements', async () => {
+  captured.length = 0
+  for (const limit of [1, 2, 3, 5, 8, 13, 20, 40]) {
+    await bob.get(`/api/v1/timelines/public?limit=${limit}`).expect(200)
+    await bob.get(`/api/v1/accounts/${alice.id}/statuses?limit=${limit}`).expect(200)
+    await alice.get(`/api/v1/notifications?limit=${limit}`).expect(200)
+    await alice
+      .get(
+        `/api/v1/accounts/relationships?${[alice, bob]
+          .slice(0, 1 + (limit % 2))
+          .map((u) => `id[]=${u.id}`)
+          .join('&')}`,
+      )
+      .expect(200)
+  }
+  // knex writes `in ($1, $2, …)`, one placeholder per item: a text, and a statement to prepare, per length.
+  expect(captured.map((q) => q.sql).filter((sql) => /\bin \(\$\d+, \$\d+/i.test(sql))).toEqual([])
+  expect(captured.some((q) => q.sql.includes('= ANY($'))).toBe(true)
+})
+
 describe('the accounts a post looks up', () => {
   beforeAll(async () => {
     const db = stack.accounts.ctx.db
