@@ -37,6 +37,12 @@ export function eventPublisher(stack: Stack) {
     async publish(event: NotificationCreated, jobId = `test-${event.notificationId}`) {
       await producers.publish([{ event: { event: 'notification.created', ...event }, jobId }])
     },
+    /** Several events in one publication, as the relay publishes a batch of outbox rows. */
+    async publishTogether(published: { event: NotificationCreated; jobId: string }[]) {
+      await producers.publish(
+        published.map(({ event, jobId }) => ({ event: { event: 'notification.created', ...event }, jobId })),
+      )
+    },
     async accountEvent(event: AccountEvent, jobId: string) {
       await producers.publish([{ event, jobId }])
     },

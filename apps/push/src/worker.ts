@@ -30,12 +30,12 @@ import { createPushSender, PUSH_TTL_SECONDS } from './delivery/sender'
 import { SCHEMA } from './service'
 import { isAuthSecret, isP256PublicKey } from './subscriptions/keys'
 import {
-  alertedSubscriptions,
   deleteById,
   deleteByToken,
   deleteByUser,
   findById,
   isPushable,
+  subscriptionsOf,
 } from './subscriptions/store'
 import type { SubscriptionRow } from './subscriptions/store'
 
@@ -194,8 +194,8 @@ export async function createPushWorker(config: PushConfig) {
   }
 
   /**
-   * A notification's pushes, or those of several notifications of one activity (`notifications.created`, read in
-   * one statement) (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is
+   * A notification's pushes, or those of several notifications (`notifications.created`: one activity's, or those
+   * the outbox published together; their subscriptions read in one statement) (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is
    * made here, with the subscriptions just read, and only one that must be tried again becomes a `push-deliveries`
    * job (its id deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and
    * finds what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).
@@ -210,23 +210,15 @@ export async function createPushWorker(config: PushConfig) {
     const fresh = events.filter((event) => !isStale(event))
     if (fresh.length < events.length) deliveries.inc({ outcome: 'stale' }, events.length - fresh.length)
     const pushes: Push[] = []
-    // The notifications of one event share their activity's type; grouped anyway, a statement per type.
-    for (const type of new Set(fresh.map((event) => event.type))) {
-      const ofType = fresh.filter((event) => event.type === type)
-      const subscriptions = await alertedSubscriptions(
-        db,
-        ofType.map((event) => event.recipientUserId),
-        type,
-      )
-      for (const event of ofType)
-        for (const subscription of subscriptions)
-          if (String(subscription.user_id) === event.recipientUserId && isPushable(subscription, event))
-            pushes.push({
-              subscription,
-              event,
-              deliveryId: deliveryJobId(event.notificationId, String(subscription.id)),
-            })
-    }
+    const subscriptions = await subscriptionsOf(db, [...new Set(fresh.map((event) => event.recipientUserId))])
+    for (const event of fresh)
+      for (const subscription of subscriptions)
+        if (String(subscription.user_id) === event.recipientUserId && isPushable(subscription, event))
+          pushes.push({
+            subscription,
+            event,
+            deliveryId: deliveryJobId(event.notificationId, String(subscription.id)),
+          })
     const retries: (Push & { err: RetryablePushError })[] = []
     let failure: PromiseRejectedResult | undefined
     // Every push settles before the job does: one that failed for another reason than the push service (Postgres

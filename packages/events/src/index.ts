@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Queue } from 'bullmq'
 import type { ConnectionOptions, JobsOptions } from 'bullmq'
 import { Redis } from 'ioredis'
@@ -285,6 +286,62 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
 export const delayOf = (e: OutboxEvent, now = Date.now()) =>
   'runAt' in e ? Math.max(0, Date.parse(e.runAt) - now) : 0
 
+/** The most notifications one merged `notifications.created` job carries (`mergeNotifications`). */
+export const NOTIFICATIONS_PER_JOB = 100
+
+type Publication = { event: OutboxEvent; jobId: string }
+
+/**
+ * The notification events of one publication, merged into as few `notifications.created` jobs as hold them (at most
+ * NOTIFICATIONS_PER_JOB notifications each); the other events as they are. A push fan-out job costs mostly per job
+ * (BullMQ's round trips, the subscriptions read, the claims), and under load the relay's batch holds the
+ * notifications of several posts (docs/performance.md, "Write path"). A merged job's id is made of the ids of the
+ * events in it: the same events published again are still one job, and events published again in other company
+ * (a crash before the relay marked them, a replay after Redis lost its data) make another job, whose pushes the
+ * push worker finds claimed or already sent (docs/security.md, "Push delivery: nothing lost, nothing twice").
+ */
+export function mergeNotifications(publications: Publication[]): Publication[] {
+  const out: Publication[] = []
+  let group: Publication[] = []
+  let size = 0
+  let slot = 0 // where the group goes: at its first event's place
+  const close = () => {
+    if (group.length === 1) out[slot] = group[0]!
+    else if (group.length > 1) {
+      const ids = group.map((p) => p.jobId)
+      const digest = createHash('sha256').update(ids.join(' ')).digest('hex').slice(0, 16)
+      const notifications = group.flatMap((p) => notificationsOf(p.event))
+      out[slot] = {
+        event: { event: JOB_NAMES.notificationsCreated, notifications },
+        jobId: `${ids[0]}+${ids.length - 1}-${digest}`,
+      }
+    }
+    group = []
+    size = 0
+  }
+  for (const p of publications) {
+    const count = notificationsOf(p.event).length
+    if (!count) {
+      out.push(p)
+      continue
+    }
+    if (size + count > NOTIFICATIONS_PER_JOB) close()
+    if (!group.length) slot = out.push(p) - 1
+    group.push(p)
+    size += count
+  }
+  close()
+  return out
+}
+
+/** The notifications an event carries (none for any other event). */
+function notificationsOf(e: OutboxEvent): NotificationCreated[] {
+  if (e.event === JOB_NAMES.notificationsCreated) return e.notifications
+  if (e.event !== JOB_NAMES.notificationCreated) return []
+  const { event: _, ...notification } = e
+  return [notification]
+}
+
 /**
  * The queues the outbox publishes to. `jobId` makes every add idempotent: an event published twice (a crash
  * between publishing and marking it published) is still one job.
@@ -303,17 +360,15 @@ export function createProducers(connection: ConnectionOptions | Redis, redisPref
     return q
   }
   return {
-    /** Adds the events, each validated, one bulk add per queue. */
-    async publish(events: { event: OutboxEvent; jobId: string }[]) {
+    /** Adds the events, each validated, one bulk add per queue; notifications merged (`mergeNotifications`). */
+    async publish(events: Publication[]) {
       const byQueue = new Map<QueueName, { name: string; data: OutboxEvent; opts: JobsOptions }[]>()
-      for (const e of events) {
-        const data = outboxEvent.parse(e.event)
+      const valid = events.map((e) => ({ event: outboxEvent.parse(e.event), jobId: e.jobId }))
+      for (const { event: data, jobId } of mergeNotifications(valid)) {
         const name = queueOf(data.event)
         if (!byQueue.has(name)) byQueue.set(name, [])
         const delay = delayOf(data)
-        byQueue
-          .get(name)!
-          .push({ name: data.event, data, opts: { jobId: e.jobId, ...(delay ? { delay } : {}) } })
+        byQueue.get(name)!.push({ name: data.event, data, opts: { jobId, ...(delay ? { delay } : {}) } })
       }
       for (const [name, jobs] of byQueue) await queue(name).addBulk(jobs)
     },

@@ -90,11 +90,9 @@ export const deleteByUser = (db: Knex, userId: string) =>
   db('subscriptions').where('user_id', userId).delete()
 export const deleteById = (db: Knex, id: string) => db('subscriptions').where('id', id).delete()
 
-/** The users' subscriptions whose alert for `type` is on (the policy is checked by the caller). */
-export const alertedSubscriptions = async (db: Knex, userIds: string[], type: NotificationType) =>
-  (await db('subscriptions')
-    .whereIn('user_id', userIds)
-    .whereRaw(`alerts -> ? = 'true'::jsonb`, [type])) as SubscriptionRow[]
+/** The users' subscriptions (whether a notification is pushed to one is `isPushable`'s to say). */
+export const subscriptionsOf = async (db: Knex, userIds: string[]) =>
+  (await db('subscriptions').whereIn('user_id', userIds)) as SubscriptionRow[]
 
 /** Mastodon's `pushable?`: the alert for the type is on and the policy admits the sender. */
 export function isPushable(
