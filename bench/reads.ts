@@ -1,18 +1,48 @@
+import { fork } from 'node:child_process'
+import path from 'node:path'
 import autocannon from 'autocannon'
 import type { BenchUser, Fixtures } from './fixtures'
 import { call } from './fixtures'
+import { cpuNow } from './procstat'
 import type { BenchStack } from './stack'
+import { PORTS } from './stack'
 import { percentiles, round } from './write-path'
 
-/** `GET /api/v1/accounts/:id` through the gateway and straight to accounts, at `connections` connections. */
+/** A bare proxy in front of the accounts service (bench/proxy-baseline.ts), its own process. */
+export async function startProxyBaseline(stack: BenchStack) {
+  const port = PORTS.proxyBaseline
+  const child = fork(path.join(__dirname, 'proxy-baseline.ts'), [String(port), stack.accountsUrl], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve())
+    child.once('exit', (code) => reject(new Error(`the proxy baseline exited (${code})`)))
+  })
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop: () => new Promise<void>((resolve) => child.once('exit', () => resolve()).kill('SIGTERM')),
+  }
+}
+export type ProxyBaseline = Awaited<ReturnType<typeof startProxyBaseline>>
+
+/**
+ * `GET /api/v1/accounts/:id` through the gateway, straight to accounts, and through a bare `http-proxy` in front of
+ * accounts (`startProxyBaseline`), at `connections` connections: requests/s of each, and the CPU per request of the
+ * gateway process and of the bare proxy's, so that the gateway's hop can be set against the least a proxy hop costs.
+ */
 export async function gatewayRatio(
   stack: BenchStack,
   viewer: BenchUser,
+  proxy: ProxyBaseline,
   connections: number,
   seconds: number,
 ) {
   const path = `/api/v1/accounts/${viewer.accountId}`
-  const run = async (base: string) => {
+  const gatewayPid = stack.watched.find((w) => w.name === 'gateway')!.pid
+  const run = async (base: string, pid?: number) => {
+    const before = pid ? cpuNow([{ name: 'hop', pid }]).hop! : 0
     const r = await autocannon({
       url: `${base}${path}`,
       headers: { authorization: `Bearer ${viewer.token}` },
@@ -20,15 +50,24 @@ export async function gatewayRatio(
       duration: seconds,
     })
     if (r.non2xx || r.errors) throw new Error(`${base}${path}: ${r.non2xx} non-2xx, ${r.errors} errors`)
-    return { requestsPerSecond: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99 }
+    const cpuMs = pid ? cpuNow([{ name: 'hop', pid }]).hop! - before : 0
+    return {
+      requestsPerSecond: Math.round(r.requests.average),
+      p99Ms: r.latency.p99,
+      cpuMsPerRequest: cpuMs / r.requests.total,
+    }
   }
-  // Alternated twice, so that a burst of load from elsewhere on the machine does not land on one side only.
+  // Alternated, so that a burst of load from elsewhere on the machine does not land on one side only.
   const direct1 = await run(stack.accountsUrl)
-  const gateway1 = await run(stack.gatewayUrl)
-  const gateway2 = await run(stack.gatewayUrl)
+  const gateway1 = await run(stack.gatewayUrl, gatewayPid)
+  const proxy1 = await run(proxy.url, proxy.pid)
+  const proxy2 = await run(proxy.url, proxy.pid)
+  const gateway2 = await run(stack.gatewayUrl, gatewayPid)
   const direct2 = await run(stack.accountsUrl)
-  const direct = (direct1.requestsPerSecond + direct2.requestsPerSecond) / 2
-  const gateway = (gateway1.requestsPerSecond + gateway2.requestsPerSecond) / 2
+  const mean = (a: number, b: number) => (a + b) / 2
+  const direct = mean(direct1.requestsPerSecond, direct2.requestsPerSecond)
+  const gateway = mean(gateway1.requestsPerSecond, gateway2.requestsPerSecond)
+  const bare = mean(proxy1.requestsPerSecond, proxy2.requestsPerSecond)
   return {
     connections,
     directPerSecond: Math.round(direct),
@@ -36,6 +75,11 @@ export async function gatewayRatio(
     ratio: round(gateway / direct),
     directP99Ms: Math.max(direct1.p99Ms, direct2.p99Ms),
     gatewayP99Ms: Math.max(gateway1.p99Ms, gateway2.p99Ms),
+    bareProxyPerSecond: Math.round(bare),
+    bareProxyRatio: round(bare / direct),
+    gatewayCpuMsPerRequest:
+      Math.round(mean(gateway1.cpuMsPerRequest, gateway2.cpuMsPerRequest) * 1000) / 1000,
+    bareProxyCpuMsPerRequest: Math.round(mean(proxy1.cpuMsPerRequest, proxy2.cpuMsPerRequest) * 1000) / 1000,
   }
 }
 

@@ -27,7 +27,7 @@ import { createFixtures, startPushSink } from './fixtures'
 import { idleCpu, memory, sampleMemory } from './procstat'
 import { PG_STATS_OPTIONS, pgStatements } from './pgstats'
 import { benchPush } from './push'
-import { depthScenario, gatewayRatio, knownAccountsScenario } from './reads'
+import { depthScenario, gatewayRatio, knownAccountsScenario, startProxyBaseline } from './reads'
 import { startBenchStack } from './stack'
 import { streamingScenario } from './streaming'
 import { benchTokens } from './tokens'
@@ -111,12 +111,17 @@ async function main() {
 
     if (wanted('gateway')) {
       const gateway = []
-      for (const connections of [1, 50]) {
-        const r = await gatewayRatio(stack, authors[0]!, connections, seconds)
-        gateway.push(r)
-        log(
-          `gateway: GET /api/v1/accounts/:id at ${connections} connection(s): gateway ${r.gatewayPerSecond}/s, direct ${r.directPerSecond}/s: ${r.ratio}×`,
-        )
+      const proxy = await startProxyBaseline(stack)
+      try {
+        for (const connections of [1, 50]) {
+          const r = await gatewayRatio(stack, authors[0]!, proxy, connections, seconds)
+          gateway.push(r)
+          log(
+            `gateway: GET /api/v1/accounts/:id at ${connections} connection(s): gateway ${r.gatewayPerSecond}/s, direct ${r.directPerSecond}/s: ${r.ratio}×; a bare http-proxy ${r.bareProxyPerSecond}/s: ${r.bareProxyRatio}×; CPU per request: gateway ${r.gatewayCpuMsPerRequest} ms, bare proxy ${r.bareProxyCpuMsPerRequest} ms`,
+          )
+        }
+      } finally {
+        await proxy.stop()
       }
       results.gateway = gateway
     }

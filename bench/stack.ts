@@ -24,6 +24,7 @@ export const PORTS = {
   postgres: base + 10,
   redis: base + 11,
   streamingBaseline: base + 15,
+  proxyBaseline: base + 16,
 }
 
 export interface BenchStackOptions {
