@@ -195,10 +195,11 @@ export async function createPushWorker(config: PushConfig) {
 
   /**
    * A notification's pushes, or those of several notifications (`notifications.created`: one activity's, or those
-   * the outbox published together; their subscriptions read in one statement) (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is
-   * made here, with the subscriptions just read, and only one that must be tried again becomes a `push-deliveries`
-   * job (its id deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and
-   * finds what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).
+   * the outbox published together), their subscriptions read in one statement (docs/security.md, "Push delivery:
+   * nothing lost, nothing twice"): the first attempt of each is made here, with the subscriptions just read, and
+   * only one that must be tried again becomes a `push-deliveries` job (its id deterministic, delayed as the backoff
+   * says). A fan-out that dies half-way is run again by BullMQ and finds what it had sent in the acknowledgements,
+   * so a crash at any instruction loses nothing (issue #9, finding 3).
    */
   async function fanOut(job: Job) {
     const events =
