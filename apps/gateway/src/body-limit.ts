@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express'
 import type { Route } from '@roost/routes'
 import type { GatewayConfig } from './config'
+import type { Handler } from './route-index'
 
 const TOO_LARGE = JSON.stringify({ error: 'The request is too large' })
 
@@ -9,15 +9,16 @@ const TOO_LARGE = JSON.stringify({ error: 'The request is too large' })
  * up front, and, for chunked bodies (no length), by counting bytes as they stream to the upstream service and
  * cutting the request when the count passes the limit. The services still parse with their own limits.
  */
-export function bodyLimit(route: Route, config: GatewayConfig): RequestHandler {
+export function bodyLimit(route: Route, config: GatewayConfig): Handler {
   // Routes that take file uploads (`body: 'upload'` in the table) get the larger limit.
   const limit = route.body === 'upload' ? config.GATEWAY_UPLOAD_BODY_LIMIT : config.GATEWAY_BODY_LIMIT
   return (req, res, next) => {
     const declared = req.headers['content-length']
     if (declared !== undefined) {
       if (Number(declared) > limit) {
-        res.set('Connection', 'close') // the unread body must not be taken for the next request
-        res.status(413).type('application/json').send(TOO_LARGE)
+        // Connection: close, so that the unread body is not taken for the next request.
+        res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' })
+        res.end(TOO_LARGE)
         return
       }
       return next() // node's parser never delivers more than the declared length

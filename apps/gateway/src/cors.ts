@@ -27,16 +27,22 @@ export const EXPOSED_HEADERS = [
   'X-Request-Id',
 ]
 
+/** The CORS headers (and the answer to a preflight), as the `cors` package sets them on a plain node response. */
+export const corsHeaders = cors({
+  origin: '*',
+  methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+  exposedHeaders: EXPOSED_HEADERS,
+  maxAge: 7200, // rack-cors' default: browsers cache a preflight for two hours
+})
+
+/** Whether a path is under one of CORS_PATHS, as express matches a mount path: case-insensitive, whole segments. */
+export function isCorsPath(path: string): boolean {
+  const lower = path.toLowerCase()
+  return CORS_PATHS.some((p) => lower === p || lower.startsWith(`${p}/`))
+}
+
 /** First of all middleware, so every answer on those paths carries the headers, errors included. */
 export function mountCors(app: Express) {
-  app.use(
-    CORS_PATHS,
-    cors({
-      origin: '*',
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-      exposedHeaders: EXPOSED_HEADERS,
-      maxAge: 7200, // rack-cors' default: browsers cache a preflight for two hours
-    }),
-  )
+  app.use(CORS_PATHS, corsHeaders)
 }

@@ -1,11 +1,11 @@
 import http from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { RequestHandler } from 'express'
 import { createProxyMiddleware, debugProxyErrorsPlugin } from 'http-proxy-middleware'
 import type { Plugin } from 'http-proxy-middleware'
 import { serviceUnavailable } from '@roost/service'
 import type { Logger } from '@roost/service'
+import type { Handler } from './route-index'
 
 /**
  * Forwards a request unchanged (body unread, `Authorization` kept) over a pooled keep-alive connection.
@@ -57,7 +57,7 @@ export function createProxy(
     plugins: [debugProxyErrorsPlugin, answerFailure],
   })
   return {
-    middleware: middleware as unknown as RequestHandler,
+    middleware: middleware as unknown as Handler,
     upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
       middleware.upgrade(req, socket as Socket, head),
     close: () => agent.destroy(),

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { match } from 'path-to-regexp'
 import { bySpecificity } from '@roost/routes'
 import type { Route } from '@roost/routes'
@@ -51,18 +51,21 @@ export function createRouteIndex<T>(entries: readonly { route: Route; value: T }
   }
 }
 
+/** A step of a route's handling in the gateway, on node's own request and response (no express). */
+export type Handler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => unknown
+
 /**
  * Runs a route's handlers in order, as express runs a route's: each calls `next` to go on; an error passed to
  * `next`, thrown, or rejected by a handler's promise goes to `done` (the error handler), and so does the end.
  */
 export function runHandlers(
-  handlers: readonly RequestHandler[],
-  req: Request,
-  res: Response,
-  done: NextFunction,
+  handlers: readonly Handler[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  done: (err?: unknown) => void,
 ) {
   let i = 0
-  const next: NextFunction = (err?: unknown) => {
+  const next = (err?: unknown) => {
     if (err !== undefined) return done(err)
     const handler = handlers[i++]
     if (!handler) return done()

@@ -2,7 +2,6 @@ import http, { STATUS_CODES } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { Request, RequestHandler } from 'express'
 import { createRemoteJWKSet } from 'jose'
 import { Redis } from 'ioredis'
 import {
@@ -16,27 +15,31 @@ import {
   TOKEN_CHECKED_HEADER,
 } from '@roost/auth'
 import { findRoute, openApiDocument, ROUTES, STREAMING_WEBSOCKET_PATH } from '@roost/routes'
-import type { Upstream } from '@roost/routes'
+import type { Route, Upstream } from '@roost/routes'
 import {
   createApp,
   createLogger,
   createMetricsApp,
   createMetrics,
+  createRequestObserver,
   finishApp,
   HttpError,
   lifecycle,
+  NOT_FOUND,
   notFound,
+  sendError,
   toHttpError,
 } from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
-import { mountCors } from './cors'
+import { corsHeaders, isCorsPath, mountCors } from './cors'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
 import { mountBullBoard } from './bull-board'
 import { createProxy } from './proxy'
 import { createRateLimiter, rateLimitHeaders } from './rate-limit'
 import { createRouteIndex, runHandlers } from './route-index'
+import type { Handler } from './route-index'
 import { createHeaderSigners } from './signed-headers'
 
 /**
@@ -69,40 +72,56 @@ export async function createGateway(config: GatewayConfig) {
 
   const metrics = createMetrics('gateway')
   const readiness = { redis: () => redis.ping() }
+  const observe = createRequestObserver(logger, metrics)
   // /metrics is for Prometheus, not for the public: it goes on an internal port (GATEWAY_METRICS_PORT), as the
   // workers' metrics do, together with the health checks.
-  const app = createApp({ logger, metrics, readiness, serveMetrics: false })
+  const app = createApp({ logger, metrics, readiness, serveMetrics: false, observe })
   const internal = createMetricsApp({ metrics, readiness })
   let internalServer: http.Server | undefined
   let internalUrl = ''
-  mountCors(app) // first, so that every answer on the API paths carries the CORS headers, errors included
-  // The resolved client address replaces whatever the client sent in the header the services read, signed with
-  // GATEWAY_SECRET: the services believe the header only with a valid signature (docs/security.md).
-  // `no_access` answers JSON like every other Roost error (Mastodon sends text/plain "Forbidden\n";
-  // clients treat both as a 403, and JSON lets them show the `error`).
-  app.use(async (req, _res, next) => {
+
+  /**
+   * Before anything else: the resolved client address replaces whatever the client sent in the header the services
+   * read, signed with GATEWAY_SECRET (the services believe the header only with a valid signature,
+   * docs/security.md), and `no_access` IP rules refuse. Their 403 is JSON like every other Roost error (Mastodon
+   * sends text/plain "Forbidden\n"; clients treat both as a 403, and JSON lets them show the `error`).
+   */
+  async function admit(req: IncomingMessage) {
     const address = clientAddress(req)
     req.headers[CLIENT_ADDRESS_HEADER] = address
     req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = sign.address(address)
-    delete req.headers[TOKEN_CHECKED_HEADER] // only the gateway's own, set below once it has checked the token
+    delete req.headers[TOKEN_CHECKED_HEADER] // only the gateway's own, set once it has checked the token
     if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
+  }
+  mountCors(app) // first, so that every answer on the API paths carries the CORS headers, errors included
+  app.use(async (req, _res, next) => {
+    await admit(req)
     next()
   })
 
   const board = mountBullBoard(app, { config, verify, logger }) // before the route table: not a public API route
   const openApi = openApiDocument(config.PUBLIC_URL)
-  const own: Record<string, RequestHandler> = { '/api/openapi.json': (_req, res) => res.json(openApi) }
+  const own: Record<string, Handler> = {
+    '/api/openapi.json': (_req, res) => {
+      const body = JSON.stringify(openApi)
+      res.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+      })
+      res.end(body)
+    },
+  }
   const routeOf = createRouteIndex(
     ROUTES.map((route) => {
       const families = rateLimiter.familiesFor(route)
       // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
-      // with bad tokens still spend the address's budget; the token is verified once and kept on `req`.
+      // with bad tokens still spend the address's budget; the token is verified once.
       //
       // The revocation check and the rate limit count are one Redis round trip, not two in a row (docs/performance.md,
       // "Gateway"): the count starts with the token whose signature is good (checked in memory, cached) while its
       // revocation is being checked; when the verdict then refuses that token (revoked, outside its scopes), the
       // request is counted again as a request without a valid token, by its address, as it always was.
-      const guard: RequestHandler = async (req, res, next) => {
+      const guard: Handler = async (req, res, next) => {
         const address = req.headers[CLIENT_ADDRESS_HEADER] as string
         const raw = families.length ? presentedToken(route, req) : undefined
         const signed = raw ? await verify.signatureOnly(raw).catch(() => undefined) : undefined
@@ -115,17 +134,19 @@ export async function createGateway(config: GatewayConfig) {
           settle(authenticate(route, req, verify)),
           settle(rateLimiter.hit(families, { address, token: signed })),
         ])
-        req.token = verdict.value
+        const token = verdict.value
         const limited =
-          signed && verdict.value?.tokenId !== signed.tokenId
-            ? await settle(rateLimiter.hit(families, { address, token: verdict.value }))
+          signed && token?.tokenId !== signed.tokenId
+            ? await settle(rateLimiter.hit(families, { address, token }))
             : counted
         if (limited.error) throw limited.error
-        if (limited.value) res.set(rateLimitHeaders(limited.value))
+        if (limited.value)
+          for (const [name, value] of Object.entries(rateLimitHeaders(limited.value)))
+            res.setHeader(name, value)
         if (verdict.error) throw verdict.error
         // The services then verify the token's signature and scopes again, but need not look it up in the
         // revocation list again (docs/security.md, "Tokens the gateway checked").
-        if (req.token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(req.token.tokenId)
+        if (token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(token.tokenId)
         // Mastodon checks sign_up_block in the sign-up controller, after the token.
         if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
         next()
@@ -142,6 +163,26 @@ export async function createGateway(config: GatewayConfig) {
     runHandlers(found.value, req, res, next)
   })
   finishApp(app)
+
+  /**
+   * Every request comes here first. A route of the table that goes to a service is answered without express, in
+   * the same steps express takes for it (request id and metrics, CORS, `admit`, the route's handlers): express's own
+   * work per request, its router and the objects it dresses each request in, was half the gateway's CPU
+   * (docs/performance.md, "Gateway"). Everything else goes to the express app: the gateway's own routes, Bull Board,
+   * CORS preflights, a request in absolute form, anything not in the table (its 404).
+   */
+  function handle(req: IncomingMessage, res: http.ServerResponse) {
+    const url = req.url ?? ''
+    const query = url.indexOf('?')
+    const path = query === -1 ? url : url.slice(0, query)
+    const found = path.startsWith('/') ? routeOf(req.method ?? '', path) : undefined
+    if (!found || found.route.upstream === 'gateway') return app(req, res)
+    observe(req, res)
+    ;(req as IncomingMessage & { route: Route }).route = found.route // the metrics' route label, as express's
+    const failed = (err?: unknown) => sendError(res, err ?? NOT_FOUND, logger)
+    if (isCorsPath(path)) corsHeaders(req, res, () => {})
+    admit(req).then(() => runHandlers(found.value, req, res, failed), failed)
+  }
 
   const webSocketRoute = findRoute('GET', STREAMING_WEBSOCKET_PATH)!
   const webSocketFamilies = rateLimiter.familiesFor(webSocketRoute)
@@ -161,7 +202,7 @@ export async function createGateway(config: GatewayConfig) {
       req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = sign.address(address)
       delete req.headers[TOKEN_CHECKED_HEADER] // the streaming service checks its tokens itself
       if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
-      const token = await authenticate(webSocketRoute, req as Request, verify)
+      const token = await authenticate(webSocketRoute, req, verify)
       await rateLimiter.hit(webSocketFamilies, { address, token })
     } catch (err) {
       const error = toHttpError(err)
@@ -178,7 +219,7 @@ export async function createGateway(config: GatewayConfig) {
   }
 
   const service = lifecycle({
-    app,
+    app: handle as unknown as typeof app,
     logger,
     host: config.BIND_HOST,
     onUpgrade: (req, socket, head) => void onUpgrade(req, socket, head),

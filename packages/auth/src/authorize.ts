@@ -1,4 +1,4 @@
-import type { Request } from 'express'
+import type { IncomingMessage } from 'node:http'
 import { HttpError, invalidToken, outsideScopes } from '@roost/service'
 import { permits } from './scopes'
 import type { Scope } from './scopes'
@@ -50,7 +50,7 @@ export interface AccessRule {
  */
 export async function authenticate(
   route: AccessRule,
-  req: Request,
+  req: Pick<IncomingMessage, 'headers' | 'url'>,
   verify: TokenVerifier,
 ): Promise<AccessToken | undefined> {
   if (route.access === 'none') return undefined
@@ -78,7 +78,10 @@ export async function authenticate(
  * The token a request presents to its route, if any, as `authenticate` reads it (none on `none` routes; the
  * streaming places on `stream` routes; the bearer header elsewhere). Nothing is verified.
  */
-export function presentedToken(route: AccessRule, req: Request): string | undefined {
+export function presentedToken(
+  route: AccessRule,
+  req: Pick<IncomingMessage, 'headers' | 'url'>,
+): string | undefined {
   if (route.access === 'none') return undefined
   return route.access === 'stream' ? streamingToken(req) : bearerToken(req.headers.authorization)
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import express from 'express'
 import qs from 'qs'
 import type { ErrorRequestHandler, Express } from 'express'
@@ -15,6 +16,8 @@ export interface AppOptions {
   readiness: Record<string, () => Promise<unknown>>
   /** false: no `/metrics` on this app (the gateway serves it on an internal port of its own). */
   serveMetrics?: boolean
+  /** The request observer, when the process also answers requests outside the app (the gateway). */
+  observe?: RequestObserver
 }
 
 /** A registry per service instance, so several services can live in one process (tests) without clashing. */
@@ -29,7 +32,7 @@ export function createMetrics(service: string): Registry {
  * The express app every Roost process starts from: request ids, JSON logs, health and metrics endpoints.
  * Routes go on after this; `finishApp` adds the 404 and error handlers last.
  */
-export function createApp({ logger, metrics, readiness, serveMetrics = true }: AppOptions): Express {
+export function createApp({ logger, metrics, readiness, serveMetrics = true, observe }: AppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
   // `id[]=1&id[]=2` → { id: ['1', '2'] }, as Rails reads it. qs turns more than `arrayLimit` (20 by default)
@@ -38,6 +41,26 @@ export function createApp({ logger, metrics, readiness, serveMetrics = true }: A
   app.set('trust proxy', false)
   app.locals.logger = logger // the error handler's, for the 5xx it logs
 
+  const observeRequest = observe ?? createRequestObserver(logger, metrics)
+  app.use((req, res, next) => {
+    observeRequest(req, res)
+    next()
+  })
+
+  mountHealth(app, readiness)
+  if (serveMetrics) mountMetrics(app, metrics)
+  return app
+}
+
+/** What a process does with every request it answers: `createRequestObserver`. */
+export type RequestObserver = (req: IncomingMessage, res: ServerResponse) => void
+
+/**
+ * Every request's id (the client's `X-Request-Id` if well-formed, else a new one; sent back, and on to the
+ * services), its duration in `http_request_duration_seconds` by route and status, and its log line. The route is the
+ * one express or the gateway matched (`req.route`), read when the answer is done.
+ */
+export function createRequestObserver(logger: Logger, metrics: Registry): RequestObserver {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -45,8 +68,7 @@ export function createApp({ logger, metrics, readiness, serveMetrics = true }: A
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [metrics],
   })
-
-  app.use((req, res, next) => {
+  return (req, res) => {
     const incoming = req.headers[REQUEST_ID_HEADER]
     const id = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID()
     req.headers[REQUEST_ID_HEADER] = id
@@ -54,16 +76,12 @@ export function createApp({ logger, metrics, readiness, serveMetrics = true }: A
     const started = performance.now()
     res.on('finish', () => {
       const seconds = (performance.now() - started) / 1000
-      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched'
-      duration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds)
+      const { route, baseUrl } = req as { route?: { path?: string }; baseUrl?: string }
+      const label = route?.path ? `${baseUrl ?? ''}${route.path}` : 'unmatched'
+      duration.observe({ method: req.method, route: label, status: String(res.statusCode) }, seconds)
       logRequest(logger, req, res.statusCode, seconds)
     })
-    next()
-  })
-
-  mountHealth(app, readiness)
-  if (serveMetrics) mountMetrics(app, metrics)
-  return app
+  }
 }
 
 function mountHealth(app: Express, readiness: AppOptions['readiness']) {
@@ -119,16 +137,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  * line is built only when its level is on: at LOG_LEVEL=warn a request costs no logging at all (docs/operations.md).
  * An `access_token` in the query string (streaming URLs carry one) never reaches the log.
  */
-function logRequest(logger: Logger, req: express.Request, status: number, seconds: number) {
+function logRequest(logger: Logger, req: IncomingMessage, status: number, seconds: number) {
   const level = status >= 500 ? 'error' : 'info'
-  if (!logger.isLevelEnabled(level) || req.url.startsWith('/health') || req.url === '/metrics') return
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/'
+  if (!logger.isLevelEnabled(level) || url.startsWith('/health') || url === '/metrics') return
   // The shape pino-http gave these lines, which log pipelines may already parse.
   logger[level](
     {
       req: {
         id: req.headers[REQUEST_ID_HEADER],
         method: req.method,
-        url: req.originalUrl.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]'),
+        url: url.replace(/([?&]access_token=)[^&]*/g, '$1[redacted]'),
       },
       res: { statusCode: status },
       responseTime: Math.round(seconds * 1000),
@@ -138,16 +157,26 @@ function logRequest(logger: Logger, req: express.Request, status: number, second
 }
 
 const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  sendError(res, err, req.app.locals.logger as Logger | undefined)
+}
+
+/**
+ * The answer to a request that failed, Mastodon's shape: `{"error": …}` with the error's status and headers, never
+ * cached; a 5xx is logged with the request's id. Headers already set (CORS, the request id) go out with it.
+ */
+export function sendError(res: ServerResponse, err: unknown, logger?: Logger) {
   if (res.headersSent) return res.end()
   const error = toHttpError(err)
   if (error.status >= 500)
-    (req.app.locals.logger as Logger | undefined)?.error(
-      { err, reqId: req.headers[REQUEST_ID_HEADER] },
-      'request failed',
-    )
-  res.set('Cache-Control', 'no-store')
-  res.set(error.headers)
-  res.status(error.status).json({ error: error.message, ...error.body })
+    logger?.error({ err, reqId: res.req?.headers[REQUEST_ID_HEADER] }, 'request failed')
+  const body = JSON.stringify({ error: error.message, ...error.body })
+  res.writeHead(error.status, {
+    ...error.headers,
+    'Cache-Control': 'no-store',
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  })
+  res.end(body)
 }
 
 /**
@@ -177,7 +206,7 @@ export function toHttpError(err: unknown): HttpError {
 }
 
 /** One instance for every unmatched request: an Error captures its stack when made, and a 404 needs none. */
-const NOT_FOUND = notFound()
+export const NOT_FOUND = notFound()
 
 export function finishApp(app: Express): Express {
   app.use((_req, _res, next) => next(NOT_FOUND))
