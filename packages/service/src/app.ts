@@ -161,8 +161,9 @@ const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 }
 
 /**
- * The answer to a request that failed, Mastodon's shape: `{"error": …}` with the error's status and headers, never
- * cached; a 5xx is logged with the request's id. Headers already set (CORS, the request id) go out with it.
+ * The answer to a request that failed, Mastodon's shape: `{"error": …}` with the error's status and headers, not
+ * cached unless its headers say so; a 5xx is logged with the request's id. Headers already set (CORS, the request id)
+ * go out with it.
  */
 export function sendError(res: ServerResponse, err: unknown, logger?: Logger) {
   if (res.headersSent) return res.end()
@@ -170,9 +171,10 @@ export function sendError(res: ServerResponse, err: unknown, logger?: Logger) {
   if (error.status >= 500)
     logger?.error({ err, reqId: res.req?.headers[REQUEST_ID_HEADER] }, 'request failed')
   const body = JSON.stringify({ error: error.message, ...error.body })
+  // Never cached, unless the error says otherwise (WebFinger's 404 may be cached for three minutes, as Mastodon's).
   res.writeHead(error.status, {
-    ...error.headers,
     'Cache-Control': 'no-store',
+    ...error.headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
   })
