@@ -197,13 +197,12 @@ export async function createGateway(config: GatewayConfig) {
       const { pathname } = new URL(req.url ?? '/', 'http://gateway.invalid')
       if (pathname !== STREAMING_WEBSOCKET_PATH && !pathname.startsWith(`${STREAMING_WEBSOCKET_PATH}/`))
         throw notFound()
-      const address = clientAddress(req)
-      req.headers[CLIENT_ADDRESS_HEADER] = address
-      req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = sign.address(address)
-      delete req.headers[TOKEN_CHECKED_HEADER] // the streaming service checks its tokens itself
-      if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
+      await admit(req) // no token-checked header is added: the streaming service checks the token itself
       const token = await authenticate(webSocketRoute, req, verify)
-      await rateLimiter.hit(webSocketFamilies, { address, token })
+      await rateLimiter.hit(webSocketFamilies, {
+        address: req.headers[CLIENT_ADDRESS_HEADER] as string,
+        token,
+      })
     } catch (err) {
       const error = toHttpError(err)
       const body = JSON.stringify({ error: error.message })
