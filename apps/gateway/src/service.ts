@@ -84,14 +84,16 @@ export async function createGateway(config: GatewayConfig) {
    * Before anything else: the resolved client address replaces whatever the client sent in the header the services
    * read, signed with GATEWAY_SECRET (the services believe the header only with a valid signature,
    * docs/security.md), and `no_access` IP rules refuse. Their 403 is JSON like every other Roost error (Mastodon
-   * sends text/plain "Forbidden\n"; clients treat both as a 403, and JSON lets them show the `error`).
+   * sends text/plain "Forbidden\n"; clients treat both as a 403, and JSON lets them show the `error`). Returns the
+   * address.
    */
-  async function admit(req: IncomingMessage) {
+  async function admit(req: IncomingMessage): Promise<string> {
     const address = clientAddress(req)
     req.headers[CLIENT_ADDRESS_HEADER] = address
     req.headers[CLIENT_ADDRESS_SIGNATURE_HEADER] = sign.address(address)
     delete req.headers[TOKEN_CHECKED_HEADER] // only the gateway's own, set once it has checked the token
     if (await ipRules.isDenied(address)) throw new HttpError(403, 'Forbidden')
+    return address
   }
   mountCors(app) // first, so that every answer on the API paths carries the CORS headers, errors included
   app.use(async (req, _res, next) => {
@@ -197,12 +199,9 @@ export async function createGateway(config: GatewayConfig) {
       const { pathname } = new URL(req.url ?? '/', 'http://gateway.invalid')
       if (pathname !== STREAMING_WEBSOCKET_PATH && !pathname.startsWith(`${STREAMING_WEBSOCKET_PATH}/`))
         throw notFound()
-      await admit(req) // no token-checked header is added: the streaming service checks the token itself
+      const address = await admit(req) // no token-checked header follows: streaming checks the token itself
       const token = await authenticate(webSocketRoute, req, verify)
-      await rateLimiter.hit(webSocketFamilies, {
-        address: req.headers[CLIENT_ADDRESS_HEADER] as string,
-        token,
-      })
+      await rateLimiter.hit(webSocketFamilies, { address, token })
     } catch (err) {
       const error = toHttpError(err)
       const body = JSON.stringify({ error: error.message })
