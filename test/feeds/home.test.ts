@@ -1,4 +1,5 @@
 import { RevocationList } from '@roost/auth'
+import { INLINE_REBUILD_FOLLOWS } from '../../apps/accounts/src/feeds/home'
 import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { ids, links, post, reader, signUp, timeline } from './helpers'
@@ -18,24 +19,84 @@ const follow = (user: TestUser, target: TestUser, body: object = {}) =>
 const reblog = async (user: TestUser, id: string) =>
   (await user.post(`/api/v1/statuses/${id}/reblog`).expect(200)).body.id as string
 
+const feedOf = (user: TestUser) => ({ type: 'home' as const, id: user.id })
+/** Forgets a user's feed in Redis, as if it were lost: its next read finds it missing. */
+const loseFeed = (user: TestUser) => stack.accountsWorker!.feeds.drop(feedOf(user))
+const statusIds = (res: { body: { id: string }[] }) => res.body.map((s) => s.id)
+
 describe('GET /api/v1/timelines/home', () => {
-  it('answers 206 while a new feed is built, then 200; needs a user token', async () => {
-    const me = await signUp(stack)
-    const mine = await post(me, 'before my first look')
-    const first = await me.get('/api/v1/timelines/home').expect(206)
-    expect(Array.isArray(first.body)).toBe(true)
+  it('a new user follows a friend, the friend posts: the first read is 200 with the post; needs a user token', async () => {
+    // The HTTP of masto.js and toot: sign up, follow, read home; nothing read home before.
+    const [me, friend] = [await signUp(stack), await signUp(stack)]
+    await follow(me, friend)
+    const posted = await post(friend, 'hello, new neighbour')
     await stack.drain()
-    const second = await me.get('/api/v1/timelines/home').expect(200)
-    expect(second.body.map((s: { id: string }) => s.id)).toEqual([mine])
-    expect(second.body[0]).toMatchObject({
-      id: mine,
-      content: '<p>before my first look</p>',
-      account: { id: me.id },
+    const first = await me.get('/api/v1/timelines/home').expect(200)
+    expect(statusIds(first)).toEqual([posted])
+    expect(first.body[0]).toMatchObject({
+      id: posted,
+      content: '<p>hello, new neighbour</p>',
+      account: { id: friend.id },
     })
 
     await stack.api().get('/api/v1/timelines/home').expect(401)
     const app = await stack.appToken('read')
     await stack.api().get('/api/v1/timelines/home').set('Authorization', `Bearer ${app}`).expect(422)
+  })
+
+  it('a lost feed of a user who follows few accounts is rebuilt by the read itself: 200 at once', async () => {
+    const [me, friend] = [await signUp(stack), await signUp(stack)]
+    await follow(me, friend)
+    const expected = [await post(friend, 'one'), await post(me, 'two'), await post(friend, 'three')].reverse()
+    await stack.drain()
+    await stack.accountsWorker!.pause() // nothing but the read can rebuild it
+    try {
+      await loseFeed(me)
+      expect(statusIds(await me.get('/api/v1/timelines/home').expect(200))).toEqual(expected)
+      expect(await stack.accountsWorker!.feeds.state(feedOf(me))).toBe('ready')
+    } finally {
+      stack.accountsWorker!.resume()
+    }
+  })
+
+  it(`a long rebuild (more than ${INLINE_REBUILD_FOLLOWS} follows) answers 206 with the newest statuses from Postgres, then 200`, async () => {
+    const [me, friend] = [await signUp(stack), await signUp(stack)]
+    const db = stack.accounts.ctx.db
+    await db.raw(
+      `WITH many AS (
+         INSERT INTO accounts (username) SELECT 'many_' || ? || '_' || g FROM generate_series(1, ?) g RETURNING id)
+       INSERT INTO follows (account_id, target_account_id) SELECT ?, id FROM many`,
+      [me.id.slice(-6), INLINE_REBUILD_FOLLOWS, me.id],
+    )
+    await follow(me, friend)
+    const posted = [
+      await post(friend, 'first'),
+      await post(me, 'second'),
+      await post(friend, { status: 'third, for followers', visibility: 'private' }),
+    ].reverse()
+    await post(friend, { status: 'a direct word to someone else', visibility: 'direct' })
+    await stack.drain()
+
+    await stack.accountsWorker!.pause()
+    try {
+      await loseFeed(me)
+      const first = await me.get('/api/v1/timelines/home').expect(206)
+      expect(statusIds(first)).toEqual(posted)
+      // Pages while the rebuild runs: the same cursors and Link header as a feed.
+      const top = await me.get('/api/v1/timelines/home?limit=2').expect(206)
+      expect(statusIds(top)).toEqual(posted.slice(0, 2))
+      expect(links(top.headers.link).next).toBe(
+        `${stack.url}/api/v1/timelines/home?limit=2&max_id=${posted[1]}`,
+      )
+      const rest = await me.get(`/api/v1/timelines/home?max_id=${posted[1]}`).expect(206)
+      expect(statusIds(rest)).toEqual(posted.slice(2))
+      const above = await me.get(`/api/v1/timelines/home?min_id=${posted[2]}&limit=1`).expect(206)
+      expect(statusIds(above)).toEqual([posted[1]])
+    } finally {
+      stack.accountsWorker!.resume()
+    }
+    await stack.drain()
+    expect(statusIds(await me.get('/api/v1/timelines/home').expect(200))).toEqual(posted)
   })
 
   it('pages with max_id, since_id and min_id, limit 20 by default and at most 40, Link headers', async () => {
@@ -78,14 +139,21 @@ describe('who gets a new status (fan-out on write)', () => {
       .update({ current_sign_in_at: db.raw("now() - interval '8 days'") })
     const id = await post(author, 'fresh')
     await stack.drain()
-    const feedOf = (user: TestUser) => stack.accountsWorker!.feeds.ids({ type: 'home', id: user.id })
-    expect(await feedOf(author)).toContain(id)
-    expect(await feedOf(fan)).toContain(id)
-    expect(await feedOf(stranger)).not.toContain(id)
-    expect(await feedOf(away)).not.toContain(id)
-    // Back after the absence: the feed is rebuilt from Postgres (206 meanwhile), and the post is there.
-    await away.get('/api/v1/timelines/home').expect(206)
-    expect(await home(away)).toContain(id)
+    const itemsOf = (user: TestUser) => stack.accountsWorker!.feeds.ids(feedOf(user))
+    expect(await itemsOf(author)).toContain(id)
+    expect(await itemsOf(fan)).toContain(id)
+    expect(await itemsOf(stranger)).not.toContain(id)
+    expect(await itemsOf(away)).not.toContain(id)
+    // Back after the absence: the worker rebuilds the feed from Postgres (Mastodon's RegenerationWorker at sign-in),
+    // and meanwhile reads answer 206 with the newest statuses, read from Postgres; then 200.
+    await stack.accountsWorker!.pause()
+    try {
+      expect(statusIds(await away.get('/api/v1/timelines/home').expect(206))).toContain(id)
+    } finally {
+      stack.accountsWorker!.resume()
+    }
+    await stack.drain()
+    expect(statusIds(await away.get('/api/v1/timelines/home').expect(200))).toContain(id)
   })
 
   it('blocks and mutes either way: the author, mentioned accounts, a reblog’s original author and its mentions', async () => {

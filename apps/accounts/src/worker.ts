@@ -348,6 +348,15 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     }
   }
 
+  /**
+   * Stops taking jobs until `resume()`; jobs keep arriving and wait (tests: what a read sees while the worker is
+   * busy elsewhere).
+   */
+  async function pause() {
+    await Promise.all(workers.map((consumer) => consumer.pause()))
+  }
+  const resume = () => workers.forEach((consumer) => consumer.resume())
+
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
   return Object.assign(service, {
     db,
@@ -360,6 +369,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     federation,
     feeds,
     idle,
+    pause,
+    resume,
     sweep,
   })
 }

@@ -97,6 +97,8 @@ export const activity = z.discriminatedUnion('event', [
   event('announcement.published', { announcementId: id }),
   event('announcement.deleted', { announcementId: id }),
   event('announcement.reaction', { announcementId: id, accountId: id, name: z.string().max(64) }),
+  // A new user (or a sign-up just approved): their home feed starts empty and ready, so fan-out fills it.
+  event('home_feed.created', { accountId: id }),
   // A home feed was found missing from Redis (never built, lost, or dropped while its owner was away): rebuild it.
   event('home_feed.missing', { accountId: id }),
   // Lists: `accountId` is the owner; a member added or removed (`targetAccountId`), a list deleted, a list's feed

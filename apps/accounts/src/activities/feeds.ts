@@ -9,7 +9,7 @@ import {
   unmergeFromList,
   unmergeFromLists,
 } from '../feeds/lists'
-import { list } from '../feeds/store'
+import { home, list } from '../feeds/store'
 import { unmergeTag } from '../feeds/tags'
 import type { Consumer } from './consumer'
 
@@ -68,6 +68,7 @@ export function feedsConsumer(f: Feeds): Consumer {
     'list.deleted': (a) => f.store.drop(list(a.listId)),
     'tag_follow.removed': (a) => unmergeTag(f, a.accountId, a.tagId),
 
+    'home_feed.created': (a) => f.store.start(home(a.accountId)),
     'home_feed.missing': (a) => regenerate(f, a.accountId),
     'list_feed.missing': (a) => regenerateList(f, a.listId),
   }

@@ -1,7 +1,8 @@
+import type { Page } from '@roost/service'
 import type { StatusRow } from '../entities/status'
 import type { Feeds } from './context'
 import { activeSince, FANOUT_PAGE, FEED_VISIBILITIES, forEachPage, isActive } from './context'
-import { admitsToHome, involvedAccounts, receiverFacts } from './filter'
+import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'
 import type { StatusFacts } from './filter'
 import {
   byAccount,
@@ -46,12 +47,15 @@ export function forEachFollowerPage(
   )
 }
 
+/** The rules of one receiver's home feed, over a batch of statuses' facts. */
+const homeRules = (f: Feeds, receiverId: string) => async (facts: StatusFacts[]) => {
+  const receivers = await receiverFacts(f.db, [receiverId], involvedAccounts(facts))
+  return facts.filter((s) => admitsToHome(s, receiverId, receivers))
+}
+
 /** Admits statuses to one receiver's home feed through the rules. */
 async function insertFiltered(f: Feeds, receiverId: string, statuses: StatusRow[]) {
-  await insertAdmitted(f, home(receiverId), statuses, async (facts) => {
-    const receivers = await receiverFacts(f.db, [receiverId], involvedAccounts(facts))
-    return facts.filter((s: StatusFacts) => admitsToHome(s, receiverId, receivers))
-  })
+  await insertAdmitted(f, home(receiverId), statuses, homeRules(f, receiverId))
 }
 
 /**
@@ -78,31 +82,36 @@ export async function clearAccount(f: Feeds, receiverId: string, targetId: strin
 }
 
 /**
- * Rebuilds a feed from Postgres (Mastodon's PrecomputeFeedService): the newest statuses of the account itself
- * (any visibility) and of the accounts it follows (public, unlisted, private), through the rules, until the feed
- * is full or 5 pages of candidates were read. The feed reads 206 until it is marked ready.
+ * The statuses a home feed is built from, newest first: the account's own (any visibility) and those of the
+ * accounts it follows (public, unlisted, private), before the rules (Mastodon's PrecomputeFeedService).
+ */
+function homeCandidates(f: Feeds, accountId: string) {
+  return f
+    .db('statuses')
+    .where((q) =>
+      q
+        .where({ account_id: accountId })
+        .orWhere((followed) =>
+          followed
+            .whereIn('visibility', FEED_VISIBILITIES)
+            .whereIn(
+              'account_id',
+              f.db('follows').where({ account_id: accountId }).select('target_account_id'),
+            ),
+        ),
+    )
+}
+
+/**
+ * Rebuilds a feed from Postgres (Mastodon's PrecomputeFeedService): the candidates, through the rules, until the
+ * feed is full or 5 pages of candidates were read. The feed reads 206 until it is marked ready.
  */
 export async function regenerate(f: Feeds, accountId: string) {
   const feed = home(accountId)
   await f.store.claimRegeneration(feed) // a job asked for by someone else (or left over) still needs the mark
   let before: string | undefined
   for (let pages = 0; pages < 5; pages++) {
-    const query = f
-      .db('statuses')
-      .where((q) =>
-        q
-          .where({ account_id: accountId })
-          .orWhere((followed) =>
-            followed
-              .whereIn('visibility', FEED_VISIBILITIES)
-              .whereIn(
-                'account_id',
-                f.db('follows').where({ account_id: accountId }).select('target_account_id'),
-              ),
-          ),
-      )
-      .orderBy('id', 'desc')
-      .limit(MAX_ITEMS)
+    const query = homeCandidates(f, accountId).orderBy('id', 'desc').limit(MAX_ITEMS)
     if (before) query.where('id', '<', before)
     const statuses: StatusRow[] = await query
     await insertFiltered(f, accountId, statuses)
@@ -110,4 +119,49 @@ export async function regenerate(f: Feeds, accountId: string) {
     before = statuses.at(-1)!.id
   }
   await f.store.markReady(feed)
+}
+
+/**
+ * A feed found missing is rebuilt in the read that found it when its owner follows at most this many accounts:
+ * the rebuild then reads a few hundred candidates at most, in tens of milliseconds, and the reader gets a whole
+ * feed at once (200). Above it, the accounts worker rebuilds the feed and reads answer 206 meanwhile.
+ */
+export const INLINE_REBUILD_FOLLOWS = 100
+
+/** Whether `accountId`'s home feed is small enough to rebuild within a request (INLINE_REBUILD_FOLLOWS). */
+export async function rebuildsInline(f: Feeds, accountId: string): Promise<boolean> {
+  const follows = await f
+    .db('follows')
+    .where({ account_id: accountId })
+    .limit(INLINE_REBUILD_FOLLOWS + 1)
+    .select('id')
+  return follows.length <= INLINE_REBUILD_FOLLOWS
+}
+
+/**
+ * One page of the home feed read from Postgres, for the reads while the feed is rebuilt (206): the newest
+ * candidates the rules admit, within the page's cursors, a batch of candidates at a time (at most five), so that
+ * a returning user sees the newest statuses at once rather than an empty page.
+ */
+export async function pageFromPostgres(f: Feeds, accountId: string, page: Page): Promise<string[]> {
+  if (page.limit === 0) return []
+  const ascending = !!page.minId // min_id reads the page just above it, oldest first, then turns it round
+  const batch = Math.max(page.limit * 2, 40)
+  const found: string[] = []
+  let edge: string | undefined
+  for (let batches = 0; batches < 5 && found.length < page.limit; batches++) {
+    const query = homeCandidates(f, accountId)
+      .orderBy('id', ascending ? 'asc' : 'desc')
+      .limit(batch)
+    if (page.maxId) query.where('id', '<', page.maxId)
+    if (page.minId ?? page.sinceId) query.where('id', '>', page.minId ?? page.sinceId!)
+    if (edge) query.where('id', ascending ? '>' : '<', edge)
+    const statuses: StatusRow[] = await query
+    const admitted = await homeRules(f, accountId)(await statusFacts(f.db, statuses))
+    found.push(...admitted.map((s) => s.status.id))
+    if (statuses.length < batch) break
+    edge = statuses.at(-1)!.id
+  }
+  const ids = found.slice(0, page.limit)
+  return ascending ? ids.reverse() : ids
 }

@@ -4,7 +4,9 @@ import type { Page } from '@roost/service'
 /**
  * Feeds in Redis, as Mastodon's FeedManager keeps them (docs/feeds.md): a sorted set per feed, member = score =
  * status id, capped at MAX_ITEMS; reblogs of the same post de-duplicated within the newest REBLOG_FALLOFF items.
- * Redis holds only what Postgres can rebuild: a feed without its `state` key is not there, and is regenerated.
+ * Redis holds only what Postgres can rebuild: a feed without its `state` key is not known to be whole (never built,
+ * lost, or dropped while its owner was away), and its next read rebuilds it. Fan-out writes to it all the same, as
+ * Mastodon writes to a missing sorted set: the rebuild adds what came before, never takes away.
  *
  * Every key of a feed shares one hash tag, so its Lua scripts stay within one Redis Cluster slot:
  *   <prefix>:feed:{home:<id>}                 the items
@@ -32,9 +34,8 @@ export interface FeedItem {
 }
 
 // Inserts a status (Mastodon's add_to_feed with reblog aggregation), then trims. Returns 1 when it went in,
-// 0 when it was held back or is there already, -1 when the feed is not there (not built: left to regeneration).
+// 0 when it was held back or is there already.
 const INSERT = `
-if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
 local id, of = ARGV[1], ARGV[2]
 local max, falloff = tonumber(ARGV[3]), tonumber(ARGV[4])
 if of ~= '' then
@@ -97,7 +98,6 @@ declare module 'ioredis' {
     feedInsert(
       feed: string,
       reblogs: string,
-      state: string,
       id: string,
       reblogOf: string,
       max: number,
@@ -112,7 +112,7 @@ declare module 'ioredis' {
 const byIdDesc = (a: string, b: string) => (BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0)
 
 export function createFeedStore(redis: Redis, redisPrefix: string) {
-  redis.defineCommand('feedInsert', { numberOfKeys: 3, lua: INSERT })
+  redis.defineCommand('feedInsert', { numberOfKeys: 2, lua: INSERT })
   redis.defineCommand('feedRemove', { numberOfKeys: 2, lua: REMOVE })
   redis.defineCommand('feedDrop', { numberOfKeys: 3, lua: DROP })
 
@@ -123,15 +123,7 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
 
   const insertInto = (r: Redis | ChainableCommander, feed: Feed, item: FeedItem) => {
     const k = keys(feed)
-    return r.feedInsert(
-      k.items,
-      k.reblogs,
-      k.state,
-      item.id,
-      item.reblog_of_id ?? '',
-      MAX_ITEMS,
-      REBLOG_FALLOFF,
-    )
+    return r.feedInsert(k.items, k.reblogs, item.id, item.reblog_of_id ?? '', MAX_ITEMS, REBLOG_FALLOFF)
   }
   const removeFrom = (r: Redis | ChainableCommander, feed: Feed, item: FeedItem) => {
     const k = keys(feed)
@@ -220,8 +212,27 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
       return (await redis.set(keys(feed).state, 'regenerating', 'EX', REGENERATING_TTL_S, 'NX')) === 'OK'
     },
 
+    /**
+     * Claims a missing feed's rebuild and runs `start` (the rebuild itself, or the request for it). If `start`
+     * fails, the claim is given back, so the next read tries again. Undefined when another holds the claim.
+     */
+    async withClaim<T>(feed: Feed, start: () => Promise<T>): Promise<T | undefined> {
+      if (!(await this.claimRegeneration(feed))) return undefined
+      try {
+        return await start()
+      } catch (err) {
+        await this.drop(feed)
+        throw err
+      }
+    },
+
     async markReady(feed: Feed) {
       await redis.set(keys(feed).state, 'ready')
+    },
+
+    /** A new user's feed: empty and ready, unless something already marked it (a read that rebuilt it). */
+    async start(feed: Feed) {
+      await redis.set(keys(feed).state, 'ready', 'NX')
     },
 
     /** Forgets a feed: the next read finds it missing and has it rebuilt. */

@@ -1,5 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { KeyPair } from '../federation/keys'
+import * as outbox from '../outbox/outbox'
 import { hashPassword } from './passwords'
 
 export interface NewUser {
@@ -17,7 +18,11 @@ export interface NewUser {
   keys?: KeyPair
 }
 
-/** Creates an account and its user in one transaction; returns both ids. Validation is the caller's job. */
+/**
+ * Creates an account and its user in one transaction; returns both ids. Validation is the caller's job. An
+ * approved user's home feed starts empty and ready (`home_feed.created`, docs/feeds.md), so that what the accounts
+ * they follow post reaches it from the first minute.
+ */
 export async function createUser(db: Knex, user: NewUser): Promise<{ userId: string; accountId: string }> {
   const encrypted = await hashPassword(user.password)
   return db.transaction(async (trx) => {
@@ -40,6 +45,7 @@ export async function createUser(db: Knex, user: NewUser): Promise<{ userId: str
         created_by_application_id: user.createdByApplicationId ?? null,
       })
       .returning('id')
+    if (user.approved ?? true) await outbox.add(trx, { event: 'home_feed.created', accountId: account.id })
     return { userId: row.id as string, accountId: account.id as string }
   })
 }

@@ -4,6 +4,7 @@ import { forbidden, userRequired } from '@roost/service'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import { home, list } from '../feeds/store'
+import * as outbox from '../outbox/outbox'
 import { loginRefusal } from './login-state'
 import type { UserRow } from './sign-in'
 
@@ -48,14 +49,19 @@ const DAY_MS = 24 * 3600 * 1000
 /**
  * Mastodon's user tracking: each request moves `current_sign_in_at` forward, at most once a day. Home and list
  * feeds are kept only for users active within USER_ACTIVE_DAYS, so a user back after longer gets them rebuilt
- * (docs/feeds.md).
+ * (docs/feeds.md, "Regeneration"): the home feed by the worker at once, as Mastodon's sign-in starts its
+ * RegenerationWorker, its reads answering 206 with the newest statuses meanwhile; the lists on their next read.
  */
 async function noteActivity(ctx: AccountsContext, user: UserRow) {
   const last = new Date(user.current_sign_in_at).getTime()
   if (Date.now() - last < DAY_MS) return
   await ctx.db('users').where({ id: user.id }).update({ current_sign_in_at: ctx.db.fn.now() })
   if (Date.now() - last <= ctx.config.USER_ACTIVE_DAYS * DAY_MS) return
-  await ctx.feeds.drop(home(user.account_id))
+  const feed = home(user.account_id)
+  await ctx.feeds.drop(feed)
+  await ctx.feeds.withClaim(feed, () =>
+    outbox.add(ctx.db, { event: 'home_feed.missing', accountId: user.account_id }),
+  )
   const lists: string[] = await ctx.db('lists').where({ account_id: user.account_id }).pluck('id')
   for (const id of lists) await ctx.feeds.drop(list(id))
 }

@@ -54,9 +54,16 @@ export async function disableUser(ctx: ModerationContext, accountId: string) {
 
 /** Approves a pending sign-up; false if there was no pending user. */
 export async function approveUser(ctx: ModerationContext, accountId: string): Promise<boolean> {
-  const n = await ctx.db('users').where({ account_id: accountId, approved: false }).update({ approved: true })
+  const approved = await ctx.db.transaction(async (trx) => {
+    // Active from now: the time spent waiting for approval does not make them a returning user.
+    const n = await trx('users')
+      .where({ account_id: accountId, approved: false })
+      .update({ approved: true, current_sign_in_at: trx.fn.now() })
+    if (n) await outbox.add(trx, { event: 'home_feed.created', accountId })
+    return n > 0
+  })
   await publishLoginState(ctx, accountId)
-  return n > 0
+  return approved
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { OutboxEvent } from '@roost/events'
-import type { Params } from '@roost/service'
+import type { Page, Params } from '@roost/service'
 import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
@@ -10,11 +10,22 @@ import type { Feed } from '../../../feeds/store'
 import * as outbox from '../../../outbox/outbox'
 import { withoutHidden } from '../../../domain/filters'
 
+/** A feed a timeline reads, and what to do when Redis does not hold it (docs/feeds.md, "Regeneration"). */
+export interface FeedSource {
+  feed: Feed
+  /** The outbox event that has the accounts worker rebuild the feed. */
+  missing: OutboxEvent
+  /** Rebuilds the feed here and answers true when it is small enough to (home); otherwise false. */
+  rebuildInline?: () => Promise<boolean>
+  /** The page read from Postgres while the worker rebuilds the feed (home); without it, what the feed holds. */
+  whileRebuilding?: (page: Page) => Promise<string[]>
+}
+
 /**
  * A page of a feed kept in Redis (home or list; docs/feeds.md), newest first, as `viewerId` sees it. Ids that no
  * longer load (deleted since) are left out. A feed that is not there (new, lost with Redis, dropped while its
- * owner was away) is rebuilt by the accounts worker, asked for here with `missing` through the outbox; until it
- * is ready the answer is 206 with what the feed holds so far. Link next `max_id`, prev `min_id`, keeping the
+ * owner was away) is rebuilt in this request when that is quick, else by the accounts worker, asked for with
+ * `missing` through the outbox; until it is ready the answer is 206. Link next `max_id`, prev `min_id`, keeping the
  * `kept` parameters; none for an empty page.
  */
 export async function sendFeedPage(
@@ -22,22 +33,15 @@ export async function sendFeedPage(
   req: Request,
   res: Response,
   p: Params,
-  feed: Feed,
+  source: FeedSource,
   viewerId: string,
-  missing: OutboxEvent,
   kept: string[],
 ) {
-  const state = await ctx.feeds.state(feed)
-  if (!state && (await ctx.feeds.claimRegeneration(feed))) {
-    try {
-      await outbox.add(ctx.db, missing)
-    } catch (err) {
-      await ctx.feeds.drop(feed) // unclaimed, so the next read asks again
-      throw err
-    }
-  }
-
-  const ids = await ctx.feeds.page(feed, readPage(p, DEFAULT_STATUSES_LIMIT))
+  const { feed } = source
+  const ready = (await ctx.feeds.state(feed)) === 'ready' || (await rebuild(ctx, source))
+  const page = readPage(p, DEFAULT_STATUSES_LIMIT)
+  const ids =
+    ready || !source.whileRebuilding ? await ctx.feeds.page(feed, page) : await source.whileRebuilding(page)
   const loaded: StatusRow[] = ids.length ? await ctx.db('statuses').whereIn('id', ids) : []
   const rows = ids.flatMap((id) => loaded.find((s) => s.id === id) ?? [])
 
@@ -48,7 +52,20 @@ export async function sendFeedPage(
     prev: rows.length ? { min_id: rows[0]!.id } : undefined,
   })
   if (link) res.setHeader('Link', link)
-  res.status(state === 'ready' ? 200 : 206)
+  res.status(ready ? 200 : 206)
   // Statuses hidden by a filter leave the page; the Link header above is made from the rows read.
   res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'home'))
+}
+
+/**
+ * A feed that is not ready: unless another read or job is rebuilding it already, this read claims it and rebuilds
+ * it here (true: ready now) or asks the worker to (false).
+ */
+async function rebuild(ctx: AccountsContext, source: FeedSource): Promise<boolean> {
+  const done = await ctx.feeds.withClaim(source.feed, async () => {
+    if (await source.rebuildInline?.()) return true
+    await outbox.add(ctx.db, source.missing)
+    return false
+  })
+  return done ?? false
 }

@@ -20,9 +20,8 @@ export async function listTimeline(ctx: AccountsContext, req: Request, res: Resp
     req,
     res,
     p,
-    list(row.id),
+    { feed: list(row.id), missing: { event: 'list_feed.missing', listId: row.id, accountId: account.id } },
     account.id,
-    { event: 'list_feed.missing', listId: row.id, accountId: account.id },
     ['limit'],
   )
 }
