@@ -1,0 +1,166 @@
+// `npm test`: runs every jest suite once and ends with the totals on a line of their own, `N passed, N failed`,
+// the line CI reads. Extra arguments go to jest (`npm test -- test/oauth`).
+//
+// Like `npm start`, it brings what it needs: Postgres and Redis at TEST_DATABASE_URL / TEST_REDIS_URL, or at the
+// default addresses when they answer there, or else servers of its own (the machine's binaries, installed from
+// Debian when missing and we may) under a directory of this run, on free ports, stopped and removed at the end.
+// An address given explicitly that does not answer stops the run with the tests' own message (packages/testing).
+import { spawnSync } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { freePort } from '@roost/testing'
+import { postgresAnswers, startEmbeddedPostgres } from './dev/postgres'
+import { redisAnswers, startEmbeddedRedis } from './dev/redis'
+
+const ROOT = path.resolve(__dirname, '..')
+const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres'
+const DEFAULT_REDIS = 'redis://127.0.0.1:6379'
+
+const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0
+
+/**
+ * What the suite drives besides Node, Postgres and Redis: Debian's Chromium for the page tests (playwright-core
+ * never downloads a browser) and docker-compose, which checks docker-compose.yml offline. Missing ones are installed
+ * with apt-get when we may (root), once; otherwise the run stops here, naming them and the command, instead of
+ * failing or skipping tests later.
+ */
+function ensureTools() {
+  const tools = [
+    { name: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
+    { name: 'docker-compose', present: () => onPath('docker-compose') },
+  ]
+  const missing = tools.filter((tool) => !tool.present()).map((tool) => tool.name)
+  if (!missing.length) return
+  const install = `apt-get install -y ${missing.join(' ')}`
+  const what = `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} missing (the tests drive ${missing.length > 1 ? 'them' : 'it'})`
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    console.error(`npm test: ${what}. Install: sudo ${install}`)
+    process.exit(1)
+  }
+  console.log(`npm test: ${what}: installing Debian's packages, once: ${install}`)
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env })
+  spawnSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env })
+  const still = tools.filter((tool) => !tool.present()).map((tool) => tool.name)
+  if (still.length) {
+    console.error(`npm test: installing ${still.join(' and ')} failed (see above). Install: ${install}`)
+    process.exit(1)
+  }
+}
+
+/** What `servers()` started, to stop at the end. */
+const cleanups: (() => void)[] = []
+let scratch: string | undefined
+const scratchDir = () => {
+  scratch ??= mkdtempSync(path.join(tmpdir(), 'roost-test-servers-'))
+  // As root, the embedded Postgres runs as `postgres`, which must be able to reach its directory inside.
+  if (process.getuid?.() === 0) chmodSync(scratch, 0o711)
+  return scratch
+}
+
+/** The Postgres and Redis the tests use, started here when none is given and none answers at the defaults. */
+async function servers(): Promise<Record<string, string>> {
+  const env: Record<string, string> = {}
+  if (!process.env.TEST_DATABASE_URL && !(await postgresAnswers(DEFAULT_POSTGRES))) {
+    const port = await freePort()
+    // A scratch server: durability would only cost time.
+    const postgres = startEmbeddedPostgres(
+      path.join(scratchDir(), 'postgres'),
+      port,
+      '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
+    )
+    cleanups.push(() => postgres.stop())
+    env.TEST_DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/postgres`
+    console.log(
+      `npm test: no PostgreSQL answers at 127.0.0.1:5432: started one of this run at 127.0.0.1:${port} (stopped at the end)`,
+    )
+  }
+  if (!process.env.TEST_REDIS_URL && !(await redisAnswers(DEFAULT_REDIS))) {
+    const port = await freePort()
+    const redis = startEmbeddedRedis(path.join(scratchDir(), 'redis'), port)
+    cleanups.push(() => stopChild(redis.child))
+    env.TEST_REDIS_URL = redis.url
+    await waitFor('Redis', () => redisAnswers(redis.url), 15_000)
+    console.log(
+      `npm test: no Redis answers at 127.0.0.1:6379: started one of this run at 127.0.0.1:${port} (stopped at the end)`,
+    )
+  }
+  return env
+}
+
+function stopAll() {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      cleanup()
+    } catch (err) {
+      console.error(`npm test: stopping a server of this run failed: ${(err as Error).message}`)
+    }
+  }
+  if (scratch) rmSync(scratch, { recursive: true, force: true })
+}
+
+const stopChild = (child: ChildProcess) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, ms: number) {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not answer within ${ms / 1000} s`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+async function main(): Promise<number> {
+  ensureTools()
+  const report = path.join(mkdtempSync(path.join(tmpdir(), 'roost-jest-')), 'report.json')
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      stopAll()
+      process.exit(1)
+    })
+  try {
+    const env = {
+      ...process.env,
+      ...(await servers()),
+      LOG_DESTINATION: process.env.LOG_DESTINATION ?? path.join(tmpdir(), 'roost-test.log'),
+    }
+    const jest = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
+        '--json',
+        `--outputFile=${report}`,
+        ...process.argv.slice(2),
+      ],
+      { stdio: 'inherit', env, cwd: ROOT },
+    )
+    let passed = 0
+    let failed = 0
+    try {
+      const result = JSON.parse(readFileSync(report, 'utf8'))
+      passed = result.numPassedTests
+      // A suite that fails to load counts as a failure too, even though it ran no test.
+      failed = result.numFailedTests + result.numRuntimeErrorTestSuites
+    } catch {
+      failed = 1
+      console.error('jest wrote no report: it failed before running the tests (see above).')
+    }
+    console.log(`\n${passed} passed, ${failed} failed`)
+    return jest.status === 0 && failed === 0 && passed > 0 ? 0 : 1
+  } finally {
+    stopAll()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`npm test: ${err instanceof Error ? err.message : err}`)
+    stopAll()
+    console.log('\n0 passed, 1 failed')
+    process.exit(1)
+  },
+)
