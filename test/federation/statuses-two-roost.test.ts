@@ -43,6 +43,7 @@ const copyOnA = (bStatusId: string) =>
 
 describe('two Roost servers, masto.js on each', () => {
   let alice: mastodon.rest.Client
+  let aliceUser: TestUser
   let bob: mastodon.rest.Client
   let bobOnA: mastodon.v1.Account
   let bobEndpoint: string
@@ -50,7 +51,8 @@ describe('two Roost servers, masto.js on each', () => {
   const copies: Record<string, string> = {}
 
   beforeAll(async () => {
-    alice = masto(a, await signUp(a, { username: 'alice' }))
+    aliceUser = await signUp(a, { username: 'alice' })
+    alice = masto(a, aliceUser)
     bob = masto(b, await signUp(b, { username: 'bob', scope: 'read write follow push' }))
     const subscriber = receiver.subscriber()
     bobEndpoint = subscriber.endpoint
@@ -62,9 +64,8 @@ describe('two Roost servers, masto.js on each', () => {
   }, 120_000)
 
   it('alice follows bob across servers', async () => {
-    // alice's app opens her home timeline first, as apps do, so her home feed exists when bob's posts arrive: a feed
-    // built later (docs/feeds.md, "Regeneration") holds no direct messages, as Mastodon's does not.
-    await alice.v1.timelines.home.list()
+    // alice's app opens her home timeline first, as apps do: her feed exists from sign-up, so it is already ready.
+    expect(await alice.v1.timelines.home.list()).toEqual([])
     const found = await alice.v2.search.list({ q: `@bob@${domainOf(b)}`, resolve: true, type: 'accounts' })
     expect(found.accounts).toHaveLength(1)
     bobOnA = found.accounts[0]!
@@ -181,5 +182,22 @@ describe('two Roost servers, masto.js on each', () => {
       return page.some((s) => s.id === copies.unlisted) ? undefined : page
     })
     expect(home.map((s) => s.id)).not.toContain(copies.unlisted)
+  })
+
+  it("bob blocks alice across servers: her next home read is 200, without bob's posts", async () => {
+    const before = await aliceUser.get('/api/v1/timelines/home?limit=40').expect(200)
+    expect(before.body.some((s: { account: { id: string } }) => s.account.id === bobOnA.id)).toBe(true)
+    const found = await bob.v2.search.list({ q: `@alice@${domainOf(a)}`, resolve: true, type: 'accounts' })
+    await bob.v1.accounts.$select(found.accounts[0]!.id).block()
+    // A hears of the Block: alice's follow of bob ends, and she sees herself blocked.
+    await eventually(async () => {
+      const [r] = await alice.v1.accounts.relationships.fetch({ id: [bobOnA.id] })
+      return r?.blockedBy && !r.following ? r : undefined
+    })
+    await a.drain()
+    const after = await aliceUser.get('/api/v1/timelines/home?limit=40').expect(200)
+    const byBob = (s: { account: { id: string }; reblog: { account: { id: string } } | null }) =>
+      s.account.id === bobOnA.id || s.reblog?.account.id === bobOnA.id
+    expect(after.body.filter(byBob)).toEqual([])
   })
 })
