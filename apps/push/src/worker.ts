@@ -59,6 +59,15 @@ interface Push {
   deliveryId: string
 }
 
+/**
+ * Whether the subscription belongs to the notification's recipient: a notification is pushed to its recipient's
+ * subscriptions only. A retry reads its subscription by id, and a subscription whose endpoint another token took is
+ * deleted and succeeded by a row with a new id (subscriptions/store.ts, `replaceSubscription`), so the retry finds
+ * nothing; this check holds even for a row that a job's id would name some other way.
+ */
+const ownedByRecipient = (subscription: SubscriptionRow, event: NotificationCreated) =>
+  String(subscription.user_id) === event.recipientUserId
+
 /** Mastodon skips pushes for notifications older than its push TTL (mastodon/mastodon#32842). */
 const isStale = (event: NotificationCreated) =>
   Date.now() - Date.parse(event.createdAt) > PUSH_TTL_SECONDS * 1000
@@ -126,7 +135,8 @@ export async function createPushWorker(config: PushConfig) {
     }))
     const sendable: number[] = []
     for (const [i, { subscription, event }] of pushes.entries()) {
-      if (!subscription || !isPushable(subscription, event)) deliveries.inc({ outcome: 'skipped' })
+      if (!subscription || !isPushable(subscription, event) || !ownedByRecipient(subscription, event))
+        deliveries.inc({ outcome: 'skipped' })
       else if (!isP256PublicKey(subscription.key_p256dh) || !isAuthSecret(subscription.key_auth)) {
         try {
           await deleteById(db, String(subscription.id))

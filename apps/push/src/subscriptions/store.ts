@@ -36,17 +36,37 @@ const UNIQUE_VIOLATION = '23505'
 const DEADLOCK = '40P01'
 
 /**
- * Replaces the token's subscription by the new one, atomically. Only the token's own: another token's row with
- * the same endpoint stays (an endpoint is a capability of the device that created it; naming it must not take
- * it over, docs/security.md). An advisory lock per token serialises concurrent POSTs of one token; a unique
- * violation that still slips through is retried, never answered with a 500.
+ * Stores the token's subscription, replacing its earlier one and every other subscription of the same endpoint,
+ * whichever token or user held it, in one transaction: one subscription per endpoint (the unique index
+ * `subscriptions_endpoint_unique`) and one per token. The endpoint is a capability URL the push service handed to
+ * one device; the newest subscriber owns it (docs/security.md, "One push subscription per endpoint").
+ *
+ * A delete and an insert, not an `INSERT … ON CONFLICT (endpoint) DO UPDATE`: the new row gets a new id, never the
+ * replaced one's. A retry job of the old owner's push names its subscription by id (`<notification>-<subscription>`)
+ * and reads it again before sending; with the id kept, it would find the new owner's keys and token and send the
+ * old owner's notification, readable, to the new owner. With a new id it finds nothing and sends nothing. An upsert on the endpoint would also
+ * leave the token's own earlier row at another endpoint (a second unique index it cannot handle in the same
+ * statement).
+ *
+ * Two transaction-scoped advisory locks, the token's then the endpoint's, serialise every POST that could touch
+ * the same rows: two POSTs of one endpoint by different tokens, or of one token with different endpoints. The
+ * second waits for the first to commit, and its delete (a new statement, so a new snapshot under READ COMMITTED)
+ * sees and removes the first one's row; so parallel POSTs end with one row, never a unique violation answered with
+ * a 500. A deadlock between row locks (two tokens swapping endpoints at once) or a unique violation that still
+ * slips through is retried.
  */
 export async function replaceSubscription(db: Knex, sub: NewSubscription): Promise<SubscriptionRow> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(2, hashtext(?))', [sub.tokenId])
-        await trx('subscriptions').where('access_token_id', sub.tokenId).delete()
+        await trx.raw('select pg_advisory_xact_lock(2, hashtext(?)), pg_advisory_xact_lock(3, hashtext(?))', [
+          sub.tokenId,
+          sub.endpoint,
+        ])
+        await trx('subscriptions')
+          .where('endpoint', sub.endpoint)
+          .orWhere('access_token_id', sub.tokenId)
+          .delete()
         const [row] = await trx('subscriptions')
           .insert({
             endpoint: sub.endpoint,

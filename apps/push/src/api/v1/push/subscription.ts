@@ -79,7 +79,11 @@ export const webPushSubscription = (row: SubscriptionRow, serverKey: string) => 
   policy: row.policy,
 })
 
-/** `/api/v1/push/subscription`: the calling token's one subscription. */
+/**
+ * `/api/v1/push/subscription`: the calling token's one subscription. A POST takes its endpoint from whoever held
+ * it (`replaceSubscription`); the token that held it has none from then on: GET and PUT answer 404, and DELETE `{}`
+ * without touching the endpoint's new owner.
+ */
 export function subscriptionRoutes(api: ServiceRoutes, db: Knex, config: PushConfig, logins: LoginRefusals) {
   const entity = (row: SubscriptionRow) => webPushSubscription(row, config.VAPID_PUBLIC_KEY)
 
