@@ -134,13 +134,18 @@ describe('the push API refuses logins that cannot be used, as every accounts rou
   })
 })
 
-describe("another user's endpoint is not taken over", () => {
-  it("POSTing the victim's endpoint leaves the victim's subscription in place", async () => {
+describe('an endpoint belongs to its newest subscriber (docs/security.md)', () => {
+  it("POSTing the victim's endpoint replaces the victim's subscription, and takes nothing of it along", async () => {
     const victim = await stack.userToken('push')
     const attacker = await stack.userToken('push')
     const sub = subscription()
-    const mine = await stack.api().post(PATH).set(bearer(victim)).send({ subscription: sub }).expect(200)
-    await log.attempt(
+    await stack
+      .api()
+      .post(PATH)
+      .set(bearer(victim))
+      .send({ subscription: sub, data: { alerts: { mention: true, follow: true } } })
+      .expect(200)
+    const taken = await log.attempt(
       stack
         .api()
         .post(PATH)
@@ -148,9 +153,12 @@ describe("another user's endpoint is not taken over", () => {
         .send({ subscription: subscription(sub.endpoint) })
         .expect(200),
     )
-    const still = await stack.api().get(PATH).set(bearer(victim)).expect(200)
-    expect(still.body).toEqual(mine.body)
-    // The attacker's DELETE removes only the attacker's own row.
+    // The victim's record is gone; the attacker's is the attacker's own: none of the victim's alerts came along.
+    await stack.api().get(PATH).set(bearer(victim)).expect(404)
+    expect([taken.body.alerts.mention, taken.body.alerts.follow]).not.toContain(true)
+    // The attacker's DELETE removes only the attacker's own row; the device subscribes again, and it holds.
+    await log.attempt(stack.api().delete(PATH).set(bearer(attacker)).expect(200))
+    await stack.api().post(PATH).set(bearer(victim)).send({ subscription: sub }).expect(200)
     await log.attempt(stack.api().delete(PATH).set(bearer(attacker)).expect(200))
     await stack.api().get(PATH).set(bearer(victim)).expect(200)
   })
