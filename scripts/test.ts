@@ -21,15 +21,21 @@ const DEFAULT_REDIS = 'redis://127.0.0.1:6379'
 const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0
 
 /**
- * What the suite drives besides Node, Postgres and Redis: Debian's Chromium for the page tests (playwright-core
- * never downloads a browser) and docker-compose, which checks docker-compose.yml offline. Missing ones are installed
- * with apt-get when we may (root), once; otherwise the run stops here, naming them and the command, instead of
- * failing or skipping tests later.
+ * What the suite drives besides Node, Postgres and Redis, each a Debian package: Chromium for the page tests
+ * (playwright-core never downloads a browser), docker-compose, which checks docker-compose.yml offline, and two
+ * clients nobody here wrote, toot and Mastodon.py (test/clients). Missing ones are installed with apt-get when we
+ * may (root), once; otherwise the run stops here, naming them and the command, instead of failing or skipping tests
+ * later.
  */
 function ensureTools() {
   const tools = [
     { name: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
     { name: 'docker-compose', present: () => onPath('docker-compose') },
+    { name: 'toot', present: () => onPath('toot') },
+    {
+      name: 'python3-mastodon',
+      present: () => spawnSync('/usr/bin/python3', ['-c', 'import mastodon']).status === 0,
+    },
   ]
   const missing = tools.filter((tool) => !tool.present()).map((tool) => tool.name)
   if (!missing.length) return
