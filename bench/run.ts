@@ -7,7 +7,7 @@
  *
  *   BENCH_SECONDS (default 5)   length of each throughput measurement
  *   BENCH_ONLY                  comma-separated scenarios: depth, known, gateway, posting, fanout, scale,
- *                               latency, streaming, micro
+ *                               latency, home, streaming, micro
  *   BENCH_STREAMING_CLIENTS     WebSocket clients of the streaming scenario (default 1000)
  *   BENCH_PORT_BASE (4800)      first of the bench's ports (bench/stack.ts)
  *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
@@ -17,6 +17,7 @@
  *   BENCH_OUT (bench/results)   where results.json and chart.png go
  *   BENCH_PG_OPTIONS            extra Postgres server options for an experiment (e.g. `-c synchronous_commit=off`)
  *   BENCH_LATENCY_RATE (200)    posts/s of the latency scenario (the target's is 200)
+ *   BENCH_HOME_RATE (20)        posts/s of the home scenario (post → home latency)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -26,6 +27,7 @@ import { fanOutScaleScenario } from './fanout-scale'
 import { createFixtures, startPushSink } from './fixtures'
 import { idleCpu, memory, sampleMemory } from './procstat'
 import { PG_STATS_OPTIONS, pgStatements } from './pgstats'
+import { postToHomeScenario } from './post-to-home'
 import { benchPush } from './push'
 import { depthScenario, gatewayRatio, knownAccountsScenario, startProxyBaseline } from './reads'
 import { startBenchStack } from './stack'
@@ -185,6 +187,26 @@ async function main() {
       results.latency = r
       log(
         `latency at ${r.targetRate} posts/s (achieved ${r.achievedRate}), one mention: event → push p50 ${r.eventToPushMs.p50} ms, p99 ${r.eventToPushMs.p99} ms; request p99 ${r.requestMs.p99} ms`,
+      )
+    }
+
+    if (wanted('home')) {
+      const [author] = await fixtures.users(1, 'homeauthor')
+      const active = await fixtures.users(10, 'homereader')
+      const [newcomer] = await fixtures.users(1, 'newcomer')
+      const r = await postToHomeScenario(stack, fixtures, {
+        author: author!,
+        active,
+        newcomer: newcomer!,
+        rate: Number(process.env.BENCH_HOME_RATE ?? 20),
+        seconds: Math.max(3, seconds),
+      })
+      results.postToHome = r
+      log(
+        `post → home at ${r.rate} posts/s (achieved ${r.achievedRate}), ${r.posts} posts to ${r.followers} followers, one follower reading home every ${r.pollMs} ms per post: p50 ${r.postToHomeMs.p50} ms, p99 ${r.postToHomeMs.p99} ms, max ${r.postToHomeMs.max} ms = ${r.ratioP50}× / ${r.ratioP99}× the POST's own round trip (p50 ${r.postRequestMs.p50} ms, p99 ${r.postRequestMs.p99} ms); a home read p50 ${r.homeReadMs.p50} ms, p99 ${r.homeReadMs.p99} ms (${JSON.stringify(r.homeReadStatuses)})`,
+      )
+      log(
+        `post → home: NOT in home within ${r.timeoutMs / 1000} s: ${r.notInHome} of ${r.posts - r.failed} posts (${r.failed} POSTs failed); the new user's first read ever: ${r.newcomer.firstRead?.status}${r.newcomer.firstRead?.heldThePost ? ' with the post' : ' without the post'} in ${r.newcomer.firstRead?.ms} ms, its ${r.newcomer.posts} posts p50 ${r.newcomer.postToHomeMs.p50} ms, p99 ${r.newcomer.postToHomeMs.p99} ms, ${r.newcomer.notInHome} not in home`,
       )
     }
 
