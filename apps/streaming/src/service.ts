@@ -21,7 +21,15 @@ import {
 } from '@roost/routes'
 import type { RouteParams } from '@roost/routes'
 import { listOwnersKey } from '@roost/events'
-import { createApp, createLogger, createMetrics, finishApp, HttpError, lifecycle } from '@roost/service'
+import {
+  createApp,
+  createLogger,
+  createMetrics,
+  finishApp,
+  HttpError,
+  lifecycle,
+  parseJson,
+} from '@roost/service'
 import type { StreamingConfig } from './config'
 import { createHub } from './hub'
 import type { Delivery } from './hub'
@@ -254,7 +262,8 @@ export async function createStreamingService(config: StreamingConfig) {
       }
       let message: { type?: unknown; stream?: unknown; tag?: unknown; list?: unknown }
       try {
-        message = JSON.parse(data.toString('utf8'))
+        // As request bodies: a list id sent as a JSON number beyond 2^53 arrives as its exact text.
+        message = parseJson(data.toString('utf8')) as typeof message
       } catch {
         return // Mastodon ignores what it cannot parse
       }

@@ -14,9 +14,13 @@ export interface Page {
 const ID = /^\d{1,19}$/
 const BIGINT_MAX = 2n ** 63n - 1n
 
-/** A cursor that is not an id within Postgres' bigint (19 digits may be above it) is ignored. */
+/**
+ * A cursor that is not an id within Postgres' bigint (19 digits may be above it) is ignored. A JSON body may give
+ * it as a number: a safe integer is one (a larger one arrives as its text, see json.ts).
+ */
 function cursor(value: unknown): string | undefined {
-  return typeof value === 'string' && ID.test(value) && BigInt(value) <= BIGINT_MAX ? value : undefined
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value
+  return typeof text === 'string' && ID.test(text) && BigInt(text) <= BIGINT_MAX ? text : undefined
 }
 
 /**

@@ -2,12 +2,14 @@ import express from 'express'
 import type { RequestHandler } from 'express'
 import multer from 'multer'
 import { badRequest, HttpError } from './errors'
+import { jsonBody } from './json'
 
 /**
  * Mastodon reads parameters from the query string, JSON, urlencoded forms with Rails brackets
  * (`subscription[keys][p256dh]`, `id[]`) and multipart forms alike. These parsers turn all of them into one
  * nested object; a handler reads them with `readParams` (@roost/routes), which merges query and body the way
- * Rails does (body wins) and validates them with the route's schema.
+ * Rails does (body wins) and validates them with the route's schema. In JSON, an integer beyond 2^53 (an id sent
+ * as a number) arrives as its exact decimal text, every other number as a number.
  */
 export function bodyParsers(options: { limit?: string; fileBytes?: number } = {}): RequestHandler[] {
   const limit = options.limit ?? '100kb'
@@ -17,7 +19,8 @@ export function bodyParsers(options: { limit?: string; fileBytes?: number } = {}
   })
   const multipart = options.fileBytes ? upload.any() : upload.none()
   return [
-    express.json({ limit, strict: false }),
+    // express.json, but ids beyond 2^53 sent as JSON numbers arrive as their exact text (json.ts).
+    jsonBody({ limit }),
     express.urlencoded({ extended: true, limit, parameterLimit: 1000 }),
     // busboy reports a broken multipart body (no boundary, a malformed part, a cut-off form) as a plain Error:
     // the client's mistake, so a 400 rather than the 500 of an unknown error.
