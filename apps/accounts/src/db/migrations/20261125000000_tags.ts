@@ -1,5 +1,23 @@
 import type { Knex } from '@roost/db'
-import { displayName, normalizeTag } from '../../domain/tags'
+
+/*
+ * Frozen: the hashtag rules as they were when this migration was written (domain/tags.ts then), copied so that the
+ * migration does what it did whatever the live code becomes. A migration imports no live code.
+ */
+const ALPHA = '\\p{Alpha}'
+const SEPARATORS = '_\\u00B7\\u30FB\\u200c'
+const INVALID_CHARS = new RegExp(`[^${ALPHA}\\p{Nd}\\u0E47-\\u0E4E${SEPARATORS}]`, 'gu')
+const NON_ASCII =
+  'ÀÁÂÃÄÅàáâãäåĀāĂăĄąÇçĆćĈĉĊċČčÐðĎďĐđÈÉÊËèéêëĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĦħÌÍÎÏìíîïĨĩĪīĬĭĮįİıĴĵĶķĸĹĺĻļĽľĿŀŁłÑñŃńŅņŇňŉŊŋÒÓÔÕÖØòóôõöøŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšſŢţŤťŦŧÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲųŴŵÝýÿŶŷŸŹźŻżŽž'
+const ASCII =
+  'AAAAAAaaaaaaAaAaAaCcCcCcCcCcDdDdDdEEEEeeeeEeEeEeEeEeGgGgGgGgHhHhIIIIiiiiIiIiIiIiIiJjKkkLlLlLlLlLlNnNnNnNnnNnOOOOOOooooooOoOoOoRrRrRrSsSsSsSssTtTtTtUUUUuuuuUuUuUuUuUuUuWwYyyYyYZzZzZz'
+const FOLD = new Map([...NON_ASCII].map((c, i) => [c, ASCII[i]!]))
+const normalizeTag = (name: string) =>
+  [...name.normalize('NFKC').toLowerCase()]
+    .map((c) => FOLD.get(c) ?? c)
+    .join('')
+    .replace(INVALID_CHARS, '')
+const displayName = (name: string) => name.replace(INVALID_CHARS, '')
 
 /**
  * Mastodon's Tag, its statuses join and TagFollow (docs/hashtags.md). A tag row per normalised name (unique,
