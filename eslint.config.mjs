@@ -14,6 +14,40 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  // Apps meet only through HTTP and @roost/events (docs/architecture.md): one app never imports another's code, and
+  // packages import no app.
+  ...['accounts', 'gateway', 'push', 'streaming'].map((app) => ({
+    files: [`apps/${app}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `(^|/)(apps/)?(${['accounts', 'gateway', 'push', 'streaming'].filter((a) => a !== app).join('|')})/src(/|$)`,
+              message: 'An app does not import another app: share it through a package under packages/.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)apps/|^(\\.\\./)+(accounts|gateway|push|streaming)/src(/|$)',
+              message: 'A package does not import an app.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['scripts/**', 'bench/**', '**/cli.ts', '**/*.mjs'],
     rules: { 'no-console': 'off' },
