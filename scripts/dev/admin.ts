@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createDatabase } from '@roost/db'
 import { SCHEMA } from '../../apps/accounts/src/service'
-import { createUser } from '../../apps/accounts/src/users/create'
+import { createUser } from '../../apps/accounts/src/domain/users'
 
 /**
  * Makes sure the instance has its admin (ROOST_ADMIN_USERNAME, default `admin`). Returns the password only when

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { bullPrefix, QUEUES } from '@roost/events'
-import { setRole } from '../../apps/accounts/src/users/moderation'
+import { setRole } from '../../apps/accounts/src/domain/moderation'
 import { bearer, eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { attackLog, expectRefused } from './helpers'

@@ -29,8 +29,8 @@ import type { AnnouncementRow } from './domain/announcements'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
 import { generateRsaKeyPair } from './federation/keys'
-import { createUser } from './users/create'
-import type { ModerationContext, Role } from './users/moderation'
+import { createUser } from './domain/users'
+import type { ModerationContext, Role } from './domain/moderation'
 import {
   approveUser,
   confirmUser,
@@ -38,7 +38,7 @@ import {
   setRole,
   suspendAccount,
   unsuspendAccount,
-} from './users/moderation'
+} from './domain/moderation'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
 

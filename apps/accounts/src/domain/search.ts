@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { StatusRow } from '../entities/status'
-import { escapeLike } from '../users/accounts'
+import { escapeLike } from '../queries/accounts'
 import { hiddenAccounts, hideAccounts } from './relationships'
 import { findVisibleStatus, visibleTo } from './statuses'
 import type { TagRow } from './tags'

@@ -7,7 +7,7 @@ import type { StatusRow } from '../entities/status'
 import { attachmentsOf, statusHtml } from '../entities/status'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import { parseId } from '../domain/records'
-import { findLocalAccount } from '../users/accounts'
+import { findLocalAccount } from '../queries/accounts'
 import { actorUri, profileUrl, statusUri, statusUrl } from './uris'
 
 /**

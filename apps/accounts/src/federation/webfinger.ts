@@ -5,7 +5,7 @@ import { localDomainOf } from '../config'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import { mediaUrl, urlsOf } from '../entities/account'
-import { findLocalAccount } from '../users/accounts'
+import { findLocalAccount } from '../queries/accounts'
 import { actorUri, instanceActorUri, profileUrl } from './uris'
 
 const JRD = 'application/jrd+json; charset=utf-8'

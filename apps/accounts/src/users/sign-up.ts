@@ -2,7 +2,7 @@ import type { Knex } from '@roost/db'
 import type { Params } from '@roost/service'
 import type { AccountsConfig } from '../config'
 import { generateRsaKeyPair } from '../federation/keys'
-import { createUser } from './create'
+import { createUser } from '../domain/users'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
 
 /** Mastodon's default `reserved_usernames`, plus names that would read as the server itself. */

@@ -25,7 +25,7 @@ import {
 } from '../../domain/discovery'
 import type { FeaturedTagRow } from '../../domain/discovery'
 import { parseId } from '../../domain/records'
-import { findVisibleAccount } from '../../users/accounts'
+import { findVisibleAccount } from '../../queries/accounts'
 import { optionalUser, requireUser } from '../../users/current'
 import { readOffset } from './accounts/search'
 import { tagNamed } from './tags'

@@ -23,7 +23,7 @@ import type { NotificationRow } from '../../entities/notification'
 import type { ExpandAccounts } from '../../entities/notification_group'
 import { renderNotificationGroups } from '../../entities/notification_group'
 import { markersOf } from '../../domain/markers'
-import { browsable, groupedTypesOf, pageGroups } from '../../domain/notification_groups'
+import { browsable, groupedTypesOf, pageGroups } from '../../queries/notification_groups'
 import { requireUser } from '../../users/current'
 
 /** Grouped notifications (docs/discovery.md, "Grouped notifications"). */

@@ -8,7 +8,7 @@ import type { ApplicationRow } from '../../../oauth/applications'
 import { publishLoginState } from '../../../users/login-state'
 import { clientAddress, ipSignUpSeverity } from '../../../ip_blocks/rules'
 import { issueToken } from '../../../oauth/tokens'
-import { visibleAccounts } from '../../../users/accounts'
+import { visibleAccounts } from '../../../queries/accounts'
 import { registerUser, validateSignUp } from '../../../users/sign-up'
 
 /**

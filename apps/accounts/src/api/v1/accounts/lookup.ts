@@ -5,7 +5,7 @@ import { localDomainOf } from '../../../config'
 import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { findByAcct, parseAcct } from '../../../federation/remote-accounts'
-import { visibleAccounts } from '../../../users/accounts'
+import { visibleAccounts } from '../../../queries/accounts'
 import { USERNAME } from '../../../users/sign-up'
 
 /** The username of `acct` when it names a local account (`name`, `@name`, `name@our.domain`), else undefined. */

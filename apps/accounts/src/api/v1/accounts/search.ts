@@ -6,7 +6,7 @@ import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { findByAcct, parseAcct, resolveAcct, resolveActor } from '../../../federation/remote-accounts'
-import { visibleAccounts } from '../../../users/accounts'
+import { visibleAccounts } from '../../../queries/accounts'
 import { requireUser } from '../../../users/current'
 
 /** `offset` as Mastodon reads it (`to_i`): anything that is not a non-negative number is 0. */

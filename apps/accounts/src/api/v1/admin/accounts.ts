@@ -8,7 +8,7 @@ import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
-import { escapeLike } from '../../../users/accounts'
+import { escapeLike } from '../../../queries/accounts'
 import { requireAdmin } from '../../../users/current'
 import {
   approveUser,
@@ -17,7 +17,7 @@ import {
   silenceAccount,
   suspendAccount,
   unsuspendAccount,
-} from '../../../users/moderation'
+} from '../../../domain/moderation'
 
 const ADMIN_ACCOUNTS_LIMIT = 100
 

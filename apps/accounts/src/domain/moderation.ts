@@ -2,7 +2,7 @@ import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
 import * as outbox from '../outbox/outbox'
 import { revokeTokens } from '../oauth/tokens'
-import { publishLoginState } from './login-state'
+import { publishLoginState } from '../users/login-state'
 
 /** What moderation needs: enough to run from the admin API and from the command line alike. */
 export type ModerationContext = Pick<AccountsContext, 'db' | 'revocations' | 'logins'>

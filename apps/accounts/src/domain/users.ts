@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { KeyPair } from '../federation/keys'
 import * as outbox from '../outbox/outbox'
-import { hashPassword } from './passwords'
+import { hashPassword } from '../users/passwords'
 
 export interface NewUser {
   username: string

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { Page } from '@roost/service'
 import type { NotificationRow } from '../entities/notification'
-import { GROUPABLE_TYPES } from './notifications'
+import { GROUPABLE_TYPES } from '../domain/notifications'
 
 /**
  * Grouped notifications (docs/discovery.md, "Grouped notifications"), as Mastodon's Notification::Groups and
