@@ -5,7 +5,8 @@ import type { StatusRow } from '../entities/status'
 import { visibleAccounts } from '../queries/accounts'
 import { hiddenAccounts, hideAccounts } from './relationships'
 import type { TagRow } from './tags'
-import { findOrCreateTags, isTagName } from './tags'
+import { findOrCreateTags } from './tags'
+import { isTagName } from '../text/hashtags'
 
 /**
  * Trends, follow suggestions, the profile directory and featured tags (docs/discovery.md), computed from

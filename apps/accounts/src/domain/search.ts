@@ -4,7 +4,7 @@ import { escapeLike } from '../queries/accounts'
 import { hiddenAccounts, hideAccounts } from './relationships'
 import { findVisibleStatus, visibleTo } from './statuses'
 import type { TagRow } from './tags'
-import { normalizeTag } from './tags'
+import { normalizeTag } from '../text/hashtags'
 
 /**
  * Search of statuses and hashtags (docs/discovery.md, "Search"). Statuses are searched in Postgres by full text

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { AnnouncementRow } from '../domain/announcements'
 import type { AccountRow, Urls } from './account'
-import { extractHashtags, normalizeTag } from '../domain/tags'
+import { extractHashtags, normalizeTag } from '../text/hashtags'
 import { MENTION, statusHtml } from './status'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)

@@ -11,7 +11,7 @@ import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { withoutHidden } from '../../../domain/filters'
 import { optionalUser } from '../../../users/current'
-import { normalizeTag } from '../../../domain/tags'
+import { normalizeTag } from '../../../text/hashtags'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
 const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const

@@ -1,4 +1,4 @@
-import { displayName, extractHashtags, isTagName, normalizeTag } from './tags'
+import { displayName, extractHashtags, isTagName, normalizeTag } from './hashtags'
 
 describe('normalizeTag (Mastodon’s HashtagNormalizer)', () => {
   it.each([
