@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { accountsById } from '../domain/records'
+import { accountsById } from '../queries/accounts'
 import type { AccountRow } from '../entities/account'
 import { renderActor } from '../federation/actors'
 import { PUBLIC_COLLECTION } from '../federation/activity-json'

@@ -4,7 +4,8 @@ import type { NotificationType } from '@roost/events'
 import type { Urls } from '../entities/account'
 import { avatarOf } from '../entities/account'
 import * as outbox from '../outbox/outbox'
-import { activeMute, bigintArray, domainCovered } from './relationships'
+import { bigintArray } from '../queries/sql'
+import { activeMute, domainCovered } from './relationships'
 
 interface RecipientFacts {
   recipient_id: string

@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import { recordNotFound } from '@roost/service'
 import type { AccountRow } from '../entities/account'
+import { visibleAccounts } from '../queries/accounts'
 
 const MAX_ID = 9223372036854775807n
 
@@ -21,9 +22,8 @@ export async function findAccount(db: Knex, id: unknown): Promise<AccountRow> {
   return row
 }
 
-/** Accounts by id, in no particular order. */
-export async function accountsById(db: Knex, ids: string[]): Promise<Map<string, AccountRow>> {
-  const unique = [...new Set(ids)]
-  const rows: AccountRow[] = unique.length ? await db('accounts').whereIn('id', unique) : []
-  return new Map(rows.map((r) => [r.id, r]))
+/** One visible account by id (`visibleAccounts`), or undefined. */
+export async function findVisibleAccount(db: Knex, id: unknown): Promise<AccountRow | undefined> {
+  const accountId = parseId(id)
+  return accountId ? visibleAccounts(db).where('accounts.id', accountId).first() : undefined
 }

@@ -2,6 +2,7 @@ import type { Knex } from '@roost/db'
 import { forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
 import * as outbox from '../outbox/outbox'
+import { bigintArray } from '../queries/sql'
 
 /** A mute counts until it expires; expired rows are ignored everywhere and deleted lazily (`forgetExpiredMutes`). */
 export const activeMute = (db: Knex, alias = 'mutes') =>
@@ -96,9 +97,6 @@ export function hideAccounts(query: Knex.QueryBuilder, accountColumn: string, hi
   if (sql) query.whereRaw(`NOT ${sql[0]}`, sql[1])
   return query
 }
-
-/** A list of ids as one Postgres array parameter (`{1,2,3}`), not one parameter per id. */
-export const bigintArray = (ids: string[]) => `{${ids.join(',')}}`
 
 export async function forgetExpiredMutes(db: Knex, accountId: string) {
   await db('mutes').where({ account_id: accountId }).where('expires_at', '<=', db.fn.now()).delete()

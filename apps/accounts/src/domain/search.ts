@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { StatusRow } from '../entities/status'
-import { escapeLike } from '../queries/accounts'
+import { escapeLike } from '../queries/sql'
 import { hiddenAccounts, hideAccounts } from './relationships'
 import { findVisibleStatus, visibleTo } from './statuses'
 import type { TagRow } from './tags'

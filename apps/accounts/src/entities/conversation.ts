@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { AccountConversationRow } from '../domain/conversations'
-import { accountsById } from '../domain/records'
+import { accountsById } from '../queries/accounts'
 import type { Urls } from './account'
 import { renderAccount } from './account'
 import type { StatusRow } from './status'

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { accountsById } from '../domain/records'
+import { accountsById } from '../queries/accounts'
 import type { Urls } from './account'
 import { renderAccount } from './account'
 import type { StatusRow } from './status'

@@ -4,7 +4,7 @@ import { mediaUrl } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { StatusRow } from '../entities/status'
 import { attachmentsOf, renderStatuses } from '../entities/status'
-import { accountsById } from '../domain/records'
+import { accountsById } from '../queries/accounts'
 import { PUBLIC_COLLECTION } from './activity-json'
 import { acctOf, actorUriOf, followersUriOf, statusUri, statusUrl } from './uris'
 

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { AccountRow, Urls } from '../entities/account'
 import type { StatusRow } from '../entities/status'
-import { bigintArray } from '../domain/relationships'
+import { bigintArray } from '../queries/sql'
 import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from './activity-json'
 import { addressing } from './notes'
 import { actorUriOf, followersUriOf, statusUri } from './uris'

@@ -1,5 +1,4 @@
 import type { Knex } from '@roost/db'
-import { parseId } from '../domain/records'
 import type { AccountRow } from '../entities/account'
 
 /**
@@ -25,11 +24,9 @@ export async function findLocalAccount(db: Knex, username: string): Promise<Acco
   return visibleLocalAccounts(db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
 }
 
-/** One visible account by id, or undefined. */
-export async function findVisibleAccount(db: Knex, id: unknown): Promise<AccountRow | undefined> {
-  const accountId = parseId(id)
-  return accountId ? visibleAccounts(db).where('accounts.id', accountId).first() : undefined
+/** Accounts by id, in no particular order. */
+export async function accountsById(db: Knex, ids: string[]): Promise<Map<string, AccountRow>> {
+  const unique = [...new Set(ids)]
+  const rows: AccountRow[] = unique.length ? await db('accounts').whereIn('id', unique) : []
+  return new Map(rows.map((r) => [r.id, r]))
 }
-
-/** `%` and `_` are wildcards in LIKE: a search for `a_b` means those three characters. */
-export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)

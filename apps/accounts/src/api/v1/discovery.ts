@@ -24,8 +24,7 @@ import {
   unfeatureTag,
 } from '../../domain/discovery'
 import type { FeaturedTagRow } from '../../domain/discovery'
-import { parseId } from '../../domain/records'
-import { findVisibleAccount } from '../../queries/accounts'
+import { findVisibleAccount, parseId } from '../../domain/records'
 import { optionalUser, requireUser } from '../../users/current'
 import { readOffset } from './accounts/search'
 import { tagNamed } from './tags'

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express'
 import { recordNotFound } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
-import { findVisibleAccount } from '../../../queries/accounts'
+import { findVisibleAccount } from '../../../domain/records'
 
 /** GET /api/v1/accounts/:id — public; suspended accounts read as emptied, never 410 (docs/mastodon-compatibility.md, "Accounts"). */
 export async function showAccount(ctx: AccountsContext, req: Request, res: Response) {

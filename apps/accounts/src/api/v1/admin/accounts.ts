@@ -8,7 +8,7 @@ import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
-import { escapeLike } from '../../../queries/accounts'
+import { escapeLike } from '../../../queries/sql'
 import { requireAdmin } from '../../../users/current'
 import {
   approveUser,
