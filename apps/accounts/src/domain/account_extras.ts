@@ -95,17 +95,3 @@ export async function unblockDomain(trx: Knex, accountId: string, domain: string
   if (!normalised) return
   await trx('account_domain_blocks').where({ account_id: accountId, domain: normalised }).delete()
 }
-
-/**
- * Whether a user's domain block covers a remote account's `domain` (`host[:port]`): the host itself or a parent
- * domain of it is blocked, as Mastodon's domain blocks match subdomains.
- */
-export function domainBlockCovers(blocked: string[], domain: string | null | undefined): boolean {
-  if (!domain) return false
-  const host = domain.replace(/:\d+$/, '').toLowerCase()
-  return blocked.some((d) => host === d || host.endsWith(`.${d}`))
-}
-
-/** The domains `accountId` blocks (docs/discovery.md). */
-export const blockedDomains = (db: Knex, accountId: string): Promise<string[]> =>
-  db('account_domain_blocks').where({ account_id: accountId }).pluck('domain')

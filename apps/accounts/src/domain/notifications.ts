@@ -5,7 +5,8 @@ import type { Urls } from '../entities/account'
 import { avatarOf } from '../entities/account'
 import * as outbox from '../outbox/outbox'
 import { bigintArray } from '../queries/sql'
-import { activeMute, domainCovered } from './relationships'
+import { activeMute } from '../queries/relationships'
+import { domainCovered } from './relationships'
 
 interface RecipientFacts {
   recipient_id: string

@@ -2,11 +2,8 @@ import type { Knex } from '@roost/db'
 import { forbidden, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
 import * as outbox from '../outbox/outbox'
+import { activeMute } from '../queries/relationships'
 import { bigintArray } from '../queries/sql'
-
-/** A mute counts until it expires; expired rows are ignored everywhere and deleted lazily (`forgetExpiredMutes`). */
-export const activeMute = (db: Knex, alias = 'mutes') =>
-  db.raw(`(??.expires_at IS NULL OR ??.expires_at > now())`, [alias, alias])
 
 /**
  * Who is kept out of a viewer's listings (Mastodon's `excluded_from_timeline_account_ids` and
@@ -51,10 +48,10 @@ const reversedHost = (domainColumn: string) => `(reverse(${hostOf(domainColumn)}
 
 /**
  * SQL: whether a user's domain block (`blockColumn`, a lower-case host) covers an account's `domain` (which may carry
- * a port): the host itself or one of its subdomains, as `domainBlockCovers` (account_extras.ts). Written as a range
- * of the reversed host, which the index reads: those that begin with the block reversed, then end or go on with a
- * dot ('/' is the character after '.'). A local account (no domain) is never covered; saying so lets the index,
- * which holds remote accounts only, serve.
+ * a port): the host itself or one of its subdomains, as `domainBlockCovers` (queries/relationships.ts). Written as a
+ * range of the reversed host, which the index reads: those that begin with the block reversed, then end or go on
+ * with a dot ('/' is the character after '.'). A local account (no domain) is never covered; saying so lets the
+ * index, which holds remote accounts only, serve.
  */
 export const domainCovered = (blockColumn: string, domainColumn: string) => {
   const host = reversedHost(domainColumn)
@@ -67,7 +64,8 @@ export const domainCovered = (blockColumn: string, domainColumn: string) => {
  * SQL and its bindings: whether the account in `accountColumn` (e.g. `accounts.id`) is `hidden`, or undefined when
  * nobody is. A blocked domain is checked on the account's own row, one primary-key read per row: a scalar subquery,
  * which Postgres runs per row as written, never as a join whose plan the statistics would choose. Its host (lower
- * case, port dropped) is the domain or ends with a dot and the domain, as `domainBlockCovers` (account_extras.ts).
+ * case, port dropped) is the domain or ends with a dot and the domain, as `domainBlockCovers`
+ * (queries/relationships.ts).
  */
 export function hiddenAccountSql(
   accountColumn: string,

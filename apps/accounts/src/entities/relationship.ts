@@ -1,6 +1,5 @@
 import type { Knex } from '@roost/db'
-import { blockedDomains, domainBlockCovers } from '../domain/account_extras'
-import { activeMute } from '../domain/relationships'
+import { activeMute, blockedDomains, domainBlockCovers } from '../queries/relationships'
 
 /** Mastodon's Relationship entity (docs/mastodon-compatibility.md, "Accounts"), for one viewer and many targets, in the targets' order. */
 export async function renderRelationships(db: Knex, viewerId: string, targetIds: string[]) {

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { AccountRow } from '../entities/account'
-import { blockedDomains, domainBlockCovers } from '../domain/account_extras'
+import { blockedDomains, domainBlockCovers } from '../queries/relationships'
 import { unfavourite } from '../domain/favourites'
 import * as relationships from '../domain/relationships'
 import { deleteStatus } from '../domain/statuses'

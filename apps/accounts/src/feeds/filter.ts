@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { StatusRow } from '../entities/status'
-import { activeMute } from '../domain/relationships'
+import { activeMute } from '../queries/relationships'
 
 /**
  * The insert-time rules of home and list feeds (Mastodon's FeedManager#filter_from_home and filter_from_list?;

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../entities/account'
-import { activeMute, forgetExpiredMutes } from '../../../domain/relationships'
+import { forgetExpiredMutes } from '../../../domain/relationships'
+import { activeMute } from '../../../queries/relationships'
 import { requireUser } from '../../../users/current'
 import { sendAccountPage } from '../account_lists'
 
