@@ -1,5 +1,6 @@
 import type { Knex } from '@roost/db'
-import type { FilterKeywordRow, FilterMatch, FilterRow, FilterStatusRow } from '../domain/filters'
+import type { FilterKeywordRow, FilterRow, FilterStatusRow } from '../domain/filters'
+import type { FilterMatch } from '../queries/filters'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { hiddenIn } from '../domain/filters'
+import { hiddenIn } from '../queries/filters'
 import type { GroupData } from '../queries/notification_groups'
 import { groupKeyOf, groupsData } from '../queries/notification_groups'
 import { accountsById } from '../queries/accounts'

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { activeFilters, matchFilters } from '../domain/filters'
+import { activeFilters, matchFilters } from '../queries/filters'
 import { accountsById } from '../queries/accounts'
 import { bigintArray } from '../queries/sql'
 import { HASHTAG, normalizeTag } from '../text/hashtags'

@@ -8,7 +8,7 @@ import { parseId } from '../../../domain/records'
 import type { NotificationRow } from '../../../entities/notification'
 import { renderNotifications } from '../../../entities/notification'
 import { requireUser } from '../../../users/current'
-import { hiddenIn } from '../../../domain/filters'
+import { hiddenIn } from '../../../queries/filters'
 
 /** The signed-in user's notifications, from senders who are not suspended. */
 function notificationsOf(ctx: AccountsContext, accountId: string) {
