@@ -4,6 +4,7 @@ import type { NotificationType } from '@roost/events'
 import type { Urls } from '../entities/account'
 import { avatarOf } from '../entities/account'
 import * as outbox from '../outbox/outbox'
+import { GROUPABLE_TYPES } from '../queries/notification_groups'
 import { bigintArray } from '../queries/sql'
 import { activeMute } from '../queries/relationships'
 import { domainCovered } from './relationships'
@@ -39,8 +40,6 @@ export interface NewNotification {
   activityId: string
 }
 
-/** The types Mastodon groups (docs/discovery.md, "Grouped notifications"). */
-export const GROUPABLE_TYPES: readonly string[] = ['favourite', 'reblog', 'follow', 'admin.sign_up']
 /** A group spans at most this many hour buckets. */
 const GROUP_SPAN_HOURS = 12
 

@@ -1,13 +1,15 @@
 import type { Knex } from '@roost/db'
 import type { Page } from '@roost/service'
 import type { NotificationRow } from '../entities/notification'
-import { GROUPABLE_TYPES } from '../domain/notifications'
 
 /**
  * Grouped notifications (docs/discovery.md, "Grouped notifications"), as Mastodon's Notification::Groups and
  * NotificationGroup: a page is up to `limit` groups, each represented by the first notification met of it while
  * reading the user's notifications in id order; a group's figures come from all its notifications up to the page.
  */
+
+/** The types Mastodon groups (docs/discovery.md, "Grouped notifications"). */
+export const GROUPABLE_TYPES: readonly string[] = ['favourite', 'reblog', 'follow', 'admin.sign_up']
 
 export interface Browse {
   types?: string[]
