@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
 import * as outbox from '../outbox/outbox'
-import { revokeTokens } from '../oauth/tokens'
+import { revokeTokens } from './tokens'
 import { publishLoginState } from '../users/login-state'
 
 /** What moderation needs: enough to run from the admin API and from the command line alike. */

@@ -5,7 +5,7 @@ import { oauthError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { authenticateClient, clientCredentials } from './clients'
 import { guardCredentials } from './throttle'
-import { revokeTokens } from './tokens'
+import { revokeTokens } from '../domain/tokens'
 
 const unauthorizedClient = () =>
   oauthError(403, 'unauthorized_client', 'You are not authorized to revoke this token')

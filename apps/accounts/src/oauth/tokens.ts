@@ -1,15 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
-import * as outbox from '../outbox/outbox'
-
-export interface AccessTokenRow {
-  id: string
-  application_id: string
-  user_id: string | null
-  scopes: string
-  created_at: Date
-  revoked_at: Date | null
-}
+import type { AccessTokenRow } from '../domain/tokens'
 
 /** Creates the token row and signs the JWT that stands for it (claims as in docs/architecture.md, "Tokens"). */
 export async function issueToken(
@@ -34,33 +25,4 @@ export async function issueToken(
     scope: row!.scopes,
     created_at: Math.floor(row!.created_at.getTime() / 1000),
   }
-}
-
-/**
- * Revokes tokens: `revoked_at` on the rows (the durable record), the revocation list in Redis (effective at
- * once everywhere), and a `token.revoked` event per token so push drops their subscriptions.
- */
-export async function revokeTokens(
-  ctx: Pick<AccountsContext, 'db' | 'revocations'>,
-  where: (q: Knex.QueryBuilder) => void,
-): Promise<string[]> {
-  const rows = await ctx.db.transaction(async (trx) => {
-    const revoked = await trx<AccessTokenRow>('oauth_access_tokens')
-      .whereNull('revoked_at')
-      .where(where)
-      .update({ revoked_at: trx.fn.now() })
-      .returning(['id', 'user_id'])
-    await outbox.add(
-      trx,
-      ...revoked.map((row) => ({
-        event: 'token.revoked' as const,
-        tokenId: row.id,
-        ...(row.user_id ? { userId: row.user_id } : {}),
-      })),
-    )
-    // Inside the transaction: if Redis cannot record it, nothing is revoked and the caller sees the error.
-    await ctx.revocations.revoke(...revoked.map((r) => r.id))
-    return revoked
-  })
-  return rows.map((r) => r.id)
 }
