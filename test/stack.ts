@@ -11,6 +11,7 @@ import { createAccountsService } from '../apps/accounts/src/service'
 import { createAccountsWorker } from '../apps/accounts/src/worker'
 import type { NewUser } from '../apps/accounts/src/domain/users'
 import { createUser } from '../apps/accounts/src/domain/users'
+import { hashPassword } from '../apps/accounts/src/users/passwords'
 import { loadGatewayConfig } from '../apps/gateway/src/config'
 import { createGateway } from '../apps/gateway/src/service'
 import { loadPushConfig } from '../apps/push/src/config'
@@ -163,11 +164,12 @@ export async function startStack(options: StackOptions = {}) {
     },
 
     /** A user made directly in the accounts database (sign-up has its own tests). */
-    async createUser(user: Partial<NewUser> = {}) {
+    async createUser(user: Partial<Omit<NewUser, 'encryptedPassword'> & { password: string }> = {}) {
       const n = ++users
       const username = user.username ?? `user${n}`
       const full = { username, email: `${username}@example.test`, password: 'correct horse battery', ...user }
-      const ids = await createUser(accounts.ctx.db, full)
+      const encryptedPassword = await hashPassword(full.password)
+      const ids = await accounts.ctx.db.transaction((trx) => createUser(trx, { ...full, encryptedPassword }))
       return { ...full, ...ids }
     },
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createDatabase } from '@roost/db'
 import { SCHEMA } from '../../apps/accounts/src/service'
 import { createUser } from '../../apps/accounts/src/domain/users'
+import { hashPassword } from '../../apps/accounts/src/users/passwords'
 
 /**
  * Makes sure the instance has its admin (ROOST_ADMIN_USERNAME, default `admin`). Returns the password only when
@@ -18,12 +19,8 @@ export async function ensureAdmin(
     const existing = await db('accounts').whereRaw('lower(username) = lower(?)', [username]).first()
     if (existing) return { username, email, created: false }
     const generatedPassword = env.ROOST_ADMIN_PASSWORD ? undefined : randomBytes(12).toString('base64url')
-    await createUser(db, {
-      username,
-      email,
-      password: env.ROOST_ADMIN_PASSWORD || generatedPassword!,
-      role: 'admin',
-    })
+    const encryptedPassword = await hashPassword(env.ROOST_ADMIN_PASSWORD || generatedPassword!)
+    await db.transaction((trx) => createUser(trx, { username, email, encryptedPassword, role: 'admin' }))
     return { username, email, generatedPassword, created: true }
   } finally {
     await db.destroy()

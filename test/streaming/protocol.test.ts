@@ -486,9 +486,12 @@ describe('filtering and revocation', () => {
     await live(channels.home(disabled.accountId))
     await live(channels.notifications(suspended.accountId))
     // Disabling keeps the tokens: the refusal accounts publishes in Redis is what ends the streams.
-    await disableUser(stack.accounts.ctx, disabled.accountId)
+    await disableUser(stack.accounts.ctx.db, disabled.accountId)
+    await publishLoginState(stack.accounts.ctx, disabled.accountId)
     await Promise.all([socket.closed, stream.ended])
-    await suspendAccount(stack.accounts.ctx, suspended.accountId)
+    const { db, revocations } = stack.accounts.ctx
+    await db.transaction((trx) => suspendAccount(trx, revocations, suspended.accountId))
+    await publishLoginState(stack.accounts.ctx, suspended.accountId)
     await other.closed
     expect(untouched.ws.readyState).toBe(untouched.ws.OPEN)
     await untouched.close()

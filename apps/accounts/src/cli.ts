@@ -30,7 +30,7 @@ import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
 import { generateRsaKeyPair } from './federation/keys'
 import { createUser } from './domain/users'
-import type { ModerationContext, Role } from './domain/moderation'
+import type { Role } from './domain/moderation'
 import {
   approveUser,
   confirmUser,
@@ -41,6 +41,7 @@ import {
 } from './domain/moderation'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
+import { hashPassword } from './users/passwords'
 
 const USAGE = `Usage: roost accounts <command>
   create NAME --email E [--password P] [--role user|moderator|admin] [--approve]
@@ -82,11 +83,17 @@ async function accountIdOf(db: Knex, username: string): Promise<string> {
   return row.id
 }
 
-/** Moderation with Redis: suspension revokes tokens in the revocation list. */
-async function withModeration(config: BaseConfig, db: Knex, run: (ctx: ModerationContext) => Promise<void>) {
+interface ModerationContext {
+  db: Knex
+  revocations: RevocationList
+  logins: LoginRefusals
+}
+
+/** Moderation with Redis: suspension revokes tokens in the revocation list, login states are published there. */
+async function withModeration<T>(config: BaseConfig, db: Knex, run: (ctx: ModerationContext) => Promise<T>) {
   const redis = createRedis(config.REDIS_URL)
   try {
-    await run({
+    return await run({
       db,
       revocations: new RevocationList(redis, config.REDIS_PREFIX),
       logins: new LoginRefusals(redis, config.REDIS_PREFIX),
@@ -95,6 +102,19 @@ async function withModeration(config: BaseConfig, db: Knex, run: (ctx: Moderatio
     await redis.quit().catch(() => redis.disconnect())
   }
 }
+
+/** A moderation change in one transaction, then the account's login state published once it has committed. */
+const moderate = <T>(
+  config: BaseConfig,
+  db: Knex,
+  accountId: string,
+  change: (trx: Knex, ctx: ModerationContext) => Promise<T>,
+) =>
+  withModeration(config, db, async (ctx) => {
+    const result = await db.transaction((trx) => change(trx, ctx))
+    await publishLoginState(ctx, accountId)
+    return result
+  })
 
 async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string> {
   const { values, positionals } = parseArgs({
@@ -130,35 +150,33 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
         { username: name, email: values.email, password, agreement: true },
         { allowReserved: true },
       )
-      const { accountId } = await createUser(db, {
-        ...signUp,
-        role,
-        approved: values.approve ?? false,
-        keys: await generateRsaKeyPair(),
-      })
+      const encryptedPassword = await hashPassword(signUp.password)
+      const keys = await generateRsaKeyPair()
+      const { accountId } = await db.transaction((trx) =>
+        createUser(trx, { ...signUp, encryptedPassword, role, approved: values.approve ?? false, keys }),
+      )
       await withModeration(config, db, (ctx) => publishLoginState(ctx, accountId))
       return values.password ? 'OK' : `OK\nNew password: ${password}`
     }
     case 'approve': {
       const id = await accountIdOf(db, name)
-      let approved = false
-      await withModeration(config, db, async (ctx) => void (approved = await approveUser(ctx, id)))
+      const approved = await moderate(config, db, id, (trx) => approveUser(trx, id))
       if (!approved) throw new CliError(`${name} is not pending`)
       return 'OK'
     }
     case 'confirm': {
       const id = await accountIdOf(db, name)
-      await withModeration(config, db, (ctx) => confirmUser(ctx, id))
+      await moderate(config, db, id, (trx) => confirmUser(trx, id))
       return 'OK'
     }
     case 'suspend': {
       const id = await accountIdOf(db, name)
-      await withModeration(config, db, (ctx) => suspendAccount(ctx, id))
+      await moderate(config, db, id, (trx, ctx) => suspendAccount(trx, ctx.revocations, id))
       return 'OK'
     }
     case 'unsuspend': {
       const id = await accountIdOf(db, name)
-      await withModeration(config, db, (ctx) => unsuspendAccount(ctx, id))
+      await moderate(config, db, id, (trx) => unsuspendAccount(trx, id))
       return 'OK'
     }
     case 'role': {

@@ -3,6 +3,7 @@ import type { Params } from '@roost/service'
 import type { AccountsConfig } from '../config'
 import { generateRsaKeyPair } from '../federation/keys'
 import { createUser } from '../domain/users'
+import { hashPassword } from './passwords'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
 
 /** Mastodon's default `reserved_usernames`, plus names that would read as the server itself. */
@@ -122,8 +123,8 @@ export async function validateSignUp(
 }
 
 /**
- * Creates the user of a validated sign-up in the state the server's registration mode gives it; an IP rule
- * (`requiresApproval`) makes it wait for a moderator even when registrations are open.
+ * Creates the user of a validated sign-up in the state the server's registration mode gives it, in a transaction of
+ * its own; an IP rule (`requiresApproval`) makes it wait for a moderator even when registrations are open.
  */
 export async function registerUser(
   db: Knex,
@@ -132,16 +133,20 @@ export async function registerUser(
   applicationId: string,
   options: { requiresApproval?: boolean } = {},
 ) {
-  return createUser(db, {
-    username: signUp.username,
-    email: signUp.email,
-    password: signUp.password,
-    locale: signUp.locale,
-    approved: config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval,
-    confirmed: !config.REQUIRE_EMAIL_CONFIRMATION,
-    signUpReason: signUp.reason,
-    createdByApplicationId: applicationId,
-    // Mastodon makes an account's key pair when the account is made.
-    keys: await generateRsaKeyPair(),
-  })
+  const encryptedPassword = await hashPassword(signUp.password)
+  // Mastodon makes an account's key pair when the account is made.
+  const keys = await generateRsaKeyPair()
+  return db.transaction((trx) =>
+    createUser(trx, {
+      username: signUp.username,
+      email: signUp.email,
+      encryptedPassword,
+      locale: signUp.locale,
+      approved: config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval,
+      confirmed: !config.REQUIRE_EMAIL_CONFIRMATION,
+      signUpReason: signUp.reason,
+      createdByApplicationId: applicationId,
+      keys,
+    }),
+  )
 }

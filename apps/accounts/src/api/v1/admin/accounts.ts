@@ -18,6 +18,7 @@ import {
   suspendAccount,
   unsuspendAccount,
 } from '../../../domain/moderation'
+import { publishLoginState } from '../../../users/login-state'
 
 const ADMIN_ACCOUNTS_LIMIT = 100
 
@@ -178,7 +179,9 @@ export async function showAdminAccount(ctx: AccountsContext, req: Request, res: 
 export async function approveAccount(ctx: AccountsContext, req: Request, res: Response) {
   await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
-  if (!(await approveUser(ctx, row.id))) throw forbidden()
+  const approved = await ctx.db.transaction((trx) => approveUser(trx, row.id))
+  await publishLoginState(ctx, row.id)
+  if (!approved) throw forbidden()
   res.json(renderAdminAccount(await findAdminAccount(ctx, row.id), ctx))
 }
 
@@ -188,15 +191,16 @@ export async function rejectAccount(ctx: AccountsContext, req: Request, res: Res
   const row = await findAdminAccount(ctx, req.params.id)
   if (row.approved) throw forbidden()
   // The sign-up's token (from POST /api/v1/accounts) stops working too: rejectUser publishes it as revoked.
-  if (!(await rejectUser(ctx, row.id))) throw forbidden()
+  const rejected = await ctx.db.transaction((trx) => rejectUser(trx, ctx.revocations, row.id))
+  if (!rejected) throw forbidden()
   res.json(renderAdminAccount(row, ctx))
 }
 
-const ACTIONS: Record<AccountAction, (ctx: AccountsContext, accountId: string) => Promise<void>> = {
+const ACTIONS: Record<AccountAction, (trx: Knex, ctx: AccountsContext, id: string) => Promise<void>> = {
   none: async () => {},
-  silence: (ctx, id) => silenceAccount(ctx.db, id),
-  suspend: suspendAccount,
-  disable: disableUser,
+  silence: (trx, _ctx, id) => silenceAccount(trx, id),
+  suspend: (trx, ctx, id) => suspendAccount(trx, ctx.revocations, id),
+  disable: (trx, _ctx, id) => disableUser(trx, id),
 }
 
 /**
@@ -211,7 +215,9 @@ export async function accountAction(ctx: AccountsContext, req: Request, res: Res
     typeof type === 'string' && Object.hasOwn(ACTIONS, type) ? ACTIONS[type as AccountAction] : undefined
   if (!action) throw unprocessable('Validation failed: Type is not included in the list')
   if (row.role === 'admin' || row.id === admin.account.id) throw forbidden()
-  await action(ctx, row.id)
+  await ctx.db.transaction((trx) => action(trx, ctx, row.id))
+  // Once committed: push hears of a suspension or a disabled login only when it has happened.
+  await publishLoginState(ctx, row.id)
   res.json({})
 }
 
@@ -220,6 +226,7 @@ export async function unsuspend(ctx: AccountsContext, req: Request, res: Respons
   await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
   if (!row.suspended_at) throw forbidden()
-  await unsuspendAccount(ctx, row.id)
+  await unsuspendAccount(ctx.db, row.id)
+  await publishLoginState(ctx, row.id)
   res.json(renderAdminAccount(await findAdminAccount(ctx, row.id), ctx))
 }
