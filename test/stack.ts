@@ -4,7 +4,7 @@ import { exportJWK, generateKeyPair } from 'jose'
 import { Queue } from 'bullmq'
 import request from 'supertest'
 import webpush from 'web-push'
-import { bullPrefix, createRedis, QUEUES } from '@roost/events'
+import { bullPrefix, CONSUMERS, createRedis, pendingJobs } from '@roost/events'
 import { createTestDatabase, createRedisPrefix, freePort, TEST_REDIS_URL } from '@roost/testing'
 import { loadAccountsConfig, loadAccountsWorkerConfig } from '../apps/accounts/src/config'
 import { createAccountsService } from '../apps/accounts/src/service'
@@ -87,36 +87,13 @@ export async function startStack(options: StackOptions = {}) {
   const url = env.PUBLIC_URL!
   const api = () => request(url)
   const queueConnection = createRedis(env.REDIS_URL!, { forWorker: true })
-  const activities = new Queue(QUEUES.activities, {
-    connection: queueConnection,
-    prefix: bullPrefix(env.REDIS_PREFIX!),
-  })
-  const inbox = new Queue(QUEUES.inbox, {
-    connection: queueConnection,
-    prefix: bullPrefix(env.REDIS_PREFIX!),
-  })
-  const deliveries = new Queue(QUEUES.deliveries, {
-    connection: queueConnection,
-    prefix: bullPrefix(env.REDIS_PREFIX!),
-  })
-  // The push queues, watched here when the push worker runs in a process of its own.
-  const pushQueues = pushWorker
-    ? []
-    : [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents].map(
-        (name) => new Queue(name, { connection: queueConnection, prefix: bullPrefix(env.REDIS_PREFIX!) }),
-      )
-  const pushIdle = async (timeoutMs: number) => {
-    if (pushWorker) return pushWorker.idle(timeoutMs)
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const counts = await Promise.all(
-        pushQueues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
-      )
-      if (counts.every((c) => Object.values(c).every((n) => n === 0))) return
-      if (Date.now() > deadline) throw new Error(`push queues still busy: ${JSON.stringify(counts)}`)
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-  }
+  // Every queue a process consumes, watched here whichever process runs its worker.
+  const queues = Object.values(CONSUMERS)
+    .flat()
+    .map((name) => ({
+      name,
+      queue: new Queue(name, { connection: queueConnection, prefix: bullPrefix(env.REDIS_PREFIX!) }),
+    }))
   const db = accounts.ctx.db
 
   let users = 0
@@ -192,29 +169,24 @@ export async function startStack(options: StackOptions = {}) {
     },
 
     /**
-     * Waits until the whole pipeline is quiet: every outbox row published, every activity handled (which may
-     * write `notification.created` rows: published too), every push job finished. Polls the queues and the
-     * outbox, whichever process runs the accounts worker.
+     * Waits until the whole pipeline is quiet: every outbox row published, and no job of any queue a process
+     * consumes (CONSUMERS in @roost/events) still to be done now (`pendingJobs`: activities handled, which may
+     * write `notification.created` rows, published too, push jobs finished, …). Polls the outbox and the queues,
+     * whichever process runs the workers; quiet twice in a row, as a job that ends between two counts may have
+     * made work a count already passed.
      */
     async drain(timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs
       const quiet = async () => {
         const [outbox] = await db('outbox').whereNull('published_at').count('* as n')
-        const counts = await activities.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
-        const received = await inbox.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
-        // Deliveries waiting for a retry (the peer down) do not hold the pipeline up.
-        const sending = await deliveries.getJobCounts('waiting', 'active', 'prioritized')
-        return (
-          Number(outbox!.n) === 0 &&
-          [counts, received, sending].every((c) => Object.values(c).every((n) => n === 0))
-        )
+        if (Number(outbox!.n) > 0) return false
+        for (const { name, queue } of queues) if (await pendingJobs(queue, name)) return false
+        return true
       }
-      for (;;) {
+      for (let quietCounts = 0; ;) {
         await accountsWorker?.relay.flush()
-        if (await quiet()) {
-          await pushIdle(Math.max(deadline - Date.now(), 1))
-          if (await quiet()) return
-        }
+        quietCounts = (await quiet()) ? quietCounts + 1 : 0
+        if (quietCounts === 2) return
         if (Date.now() > deadline) throw new Error('the activities pipeline did not become quiet')
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
@@ -226,10 +198,7 @@ export async function startStack(options: StackOptions = {}) {
       await pushWorker?.stop()
       await push.stop()
       await accountsWorker?.stop()
-      await activities.close()
-      await inbox.close()
-      await deliveries.close()
-      for (const queue of pushQueues) await queue.close()
+      for (const { queue } of queues) await queue.close()
       await queueConnection.quit().catch(() => queueConnection.disconnect())
       await accounts.stop()
     },

@@ -3,25 +3,15 @@ import { Queue } from 'bullmq'
 import type { ConnectionOptions, JobsOptions } from 'bullmq'
 import { Redis } from 'ioredis'
 import { z } from 'zod'
+import { bullPrefix, QUEUES } from './queues'
+import type { QueueName } from './queues'
 
 /**
  * The contracts between processes that travel over BullMQ (docs/activities.md): queue names, event names and
  * payload schemas. Every event is an object whose `event` field names it; the outbox validates it before
- * storing it, workers parse it on receipt. The job name is the event name, the job data the whole event.
+ * storing it, workers parse it on receipt. The job name is the event name, the job data the whole event. The
+ * queues, and which process consumes each, are in queues.ts.
  */
-export const QUEUES = {
-  activities: 'activities',
-  notifications: 'notifications',
-  pushDeliveries: 'push-deliveries',
-  accountEvents: 'account-events',
-  timers: 'timers',
-  /** Verified activities from other servers, processed off the request path (docs/federation.md, "Inboxes"). */
-  inbox: 'inbox',
-  /** Signed POSTs of our activities to other servers' inboxes (docs/federation.md, "Delivery"). */
-  deliveries: 'deliveries',
-} as const
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
-
 const id = z.string().regex(/^\d{1,19}$/)
 
 const event = <N extends string, S extends z.ZodRawShape>(name: N, shape: S) =>
@@ -116,6 +106,11 @@ export type Activity = z.infer<typeof activity>
 export type ActivityName = Activity['event']
 export type ActivityOf<N extends ActivityName> = Extract<Activity, { event: N }>
 
+export const JOB_NAMES = {
+  notificationCreated: 'notification.created',
+  notificationsCreated: 'notifications.created',
+} as const
+
 export const NOTIFICATION_TYPES = [
   'mention',
   'status',
@@ -175,6 +170,13 @@ export type NotificationCreated = z.infer<typeof notificationCreated>
  */
 export const notificationsCreated = z.object({ notifications: z.array(notificationCreated).min(2) })
 
+/** What the `notifications` queue carries: one notification, or several made together. */
+export const notificationEvent = z.discriminatedUnion('event', [
+  event(JOB_NAMES.notificationCreated, notificationCreated.shape),
+  event(JOB_NAMES.notificationsCreated, notificationsCreated.shape),
+])
+export type NotificationEvent = z.infer<typeof notificationEvent>
+
 export const accountEvent = z.discriminatedUnion('event', [
   event('token.revoked', { tokenId: id, userId: id.optional() }),
   event('account.suspended', { userId: id, accountId: id }),
@@ -222,16 +224,10 @@ export const delivery = z.object({
 })
 export type Delivery = z.infer<typeof delivery>
 
-export const JOB_NAMES = {
-  notificationCreated: 'notification.created',
-  notificationsCreated: 'notifications.created',
-} as const
-
 /** Every event the accounts app's outbox carries, and the queue each goes to. */
 export const outboxEvent = z.discriminatedUnion('event', [
   ...activity.options,
-  event(JOB_NAMES.notificationCreated, notificationCreated.shape),
-  event(JOB_NAMES.notificationsCreated, notificationsCreated.shape),
+  ...notificationEvent.options,
   ...accountEvent.options,
   ...timer.options,
   inboxActivity,
@@ -257,9 +253,6 @@ export function createRedis(url: string, options: { forWorker?: boolean } = {}):
     maxRetriesPerRequest: options.forWorker ? null : 3,
   })
 }
-
-/** BullMQ's key prefix: a hash tag, so every key of a queue lands in one Redis Cluster slot. */
-export const bullPrefix = (redisPrefix: string) => `{${redisPrefix}}`
 
 /**
  * A finished job is kept a minute (Bull Board shows recent work) and then removed with its payload: queues are
@@ -382,4 +375,6 @@ export function createProducers(connection: ConnectionOptions | Redis, redisPref
 export type Producers = ReturnType<typeof createProducers>
 
 export * from './outages'
+export * from './queues'
 export * from './streaming'
+export * from './workers'

@@ -1,0 +1,62 @@
+import type { Knex } from '@roost/db'
+import { activity, processor } from '@roost/events'
+import type { Activity } from '@roost/events'
+import type { Logger } from '@roost/service'
+import type { Consumer } from '../activities/consumer'
+import { conversationsConsumer } from '../activities/conversations'
+import { federationConsumer } from '../activities/federation'
+import { feedsConsumer } from '../activities/feeds'
+import { notificationsConsumer } from '../activities/notifications'
+import { remoteMediaConsumer } from '../activities/remote-media'
+import { streamingConsumer } from '../activities/streaming'
+import { createReads } from '../domain/reads'
+import type { Reads } from '../domain/reads'
+import type { Urls } from '../entities/account'
+import type { Feeds } from '../feeds/context'
+import type { Federation } from '../federation/client'
+import type { Deliver } from '../federation/outgoing'
+import type { MediaStore } from '../media/storage'
+import type { StreamingPublisher } from '../streaming/publisher'
+
+/**
+ * The consumers of activities, by the name docs/activities.md ("What each event sets off") gives them, in the
+ * order each activity runs through them.
+ */
+export function createConsumers(d: {
+  db: Knex
+  urls: Urls
+  streaming: StreamingPublisher
+  feeds: Feeds
+  federation: Federation
+  deliver: Deliver
+  /** Asks for a local poll's counts to go to other servers a few minutes from now (the `poll.distribute` timer). */
+  pollUpdateSoon: (pollId: string) => Promise<void>
+  media: MediaStore
+  logger: Logger
+}) {
+  return {
+    notifications: notificationsConsumer(d.db, d.urls, d.streaming),
+    conversations: conversationsConsumer(d.db, d.streaming),
+    feeds: feedsConsumer(d.feeds),
+    streaming: streamingConsumer(d.db, d.urls, d.streaming),
+    federation: federationConsumer(d.federation, d.deliver, d.pollUpdateSoon),
+    // Last: a slow remote server delays nothing the others do.
+    remoteMedia: remoteMediaConsumer(d.db, d.federation, d.media, d.logger),
+  }
+}
+export type Consumers = ReturnType<typeof createConsumers>
+
+/**
+ * The `activities` queue's processor: each activity through every consumer, the rows it names read once for all
+ * of them (`Reads`, docs/activities.md, "The accounts worker").
+ */
+export const activitiesProcessor = (db: Knex, consumers: Consumers, concurrency: number) =>
+  processor({
+    schema: activity,
+    async process(a) {
+      const reads = createReads(db)
+      for (const consumer of Object.values<Consumer>(consumers))
+        await (consumer[a.event] as ((a: Activity, reads: Reads) => Promise<void>) | undefined)?.(a, reads)
+    },
+    concurrency,
+  })
