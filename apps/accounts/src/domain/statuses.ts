@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { VISIBILITIES } from '@roost/routes'
+import type { VISIBILITIES } from '@roost/events'
 import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
 import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
