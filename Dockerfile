@@ -11,6 +11,7 @@ COPY apps/push/package.json apps/push/
 COPY apps/streaming/package.json apps/streaming/
 COPY packages/auth/package.json packages/auth/
 COPY packages/db/package.json packages/db/
+COPY packages/errors/package.json packages/errors/
 COPY packages/events/package.json packages/events/
 COPY packages/routes/package.json packages/routes/
 COPY packages/service/package.json packages/service/
@@ -34,6 +35,7 @@ COPY --from=build /app/apps/push/package.json apps/push/
 COPY --from=build /app/apps/streaming/package.json apps/streaming/
 COPY --from=build /app/packages/auth/package.json packages/auth/
 COPY --from=build /app/packages/db/package.json packages/db/
+COPY --from=build /app/packages/errors/package.json packages/errors/
 COPY --from=build /app/packages/events/package.json packages/events/
 COPY --from=build /app/packages/routes/package.json packages/routes/
 COPY --from=build /app/packages/service/package.json packages/service/

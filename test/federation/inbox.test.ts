@@ -133,7 +133,7 @@ describe('signatures: anything wrong is a 401 and nothing is stored', () => {
       body: Buffer.from(body),
     })
     await expect(signerOf(strict, checked)).rejects.toMatchObject({
-      status: 401,
+      kind: 'unauthenticated', // a 401 at the inbox
       message: `Unable to fetch key JSON at ${peer.base}/users/newcomer#main-key`,
     })
     expect(await db()('accounts').where({ username: 'newcomer' }).first()).toBeUndefined()

@@ -21,7 +21,8 @@ import { LoginRefusals, RevocationList } from '@roost/auth'
 import { createDatabase } from '@roost/db'
 import type { Knex } from '@roost/db'
 import { createRedis } from '@roost/events'
-import { baseEnv, HttpError, parseConfig } from '@roost/service'
+import { Invalid } from '@roost/errors'
+import { baseEnv, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
 import { SCHEMA } from './db/migrations'
 import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from './domain/announcements'
@@ -283,10 +284,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       console.error(err.message)
       return err.exitCode
     }
-    if (err instanceof HttpError) {
-      // A validation failure from the sign-up rules: name each bad parameter.
-      const details = (err.body.details ?? {}) as Record<string, { description: string }[]>
-      const lines = Object.entries(details).map(
+    if (err instanceof Invalid) {
+      // A validation failure (the sign-up rules give details): name each bad parameter.
+      const lines = Object.entries(err.details ?? {}).map(
         ([p, errors]) => `  ${p}: ${errors.map((e) => e.description).join(', ')}`,
       )
       console.error([err.message, ...lines].join('\n'))

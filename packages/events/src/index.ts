@@ -14,6 +14,9 @@ import type { QueueName } from './queues'
  */
 const id = z.string().regex(/^\d{1,19}$/)
 
+/** The visibilities of a status (Mastodon's `Status#visibility`): the domain's, and the parameter's. */
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const
+
 const event = <N extends string, S extends z.ZodRawShape>(name: N, shape: S) =>
   z.object({ event: z.literal(name), ...shape })
 
@@ -44,7 +47,7 @@ export const activity = z.discriminatedUnion('event', [
   event('status.updated', { ...statusFacts, editId: id }),
   event('status.deleted', {
     ...statusFacts,
-    visibility: z.enum(['public', 'unlisted', 'private', 'direct']),
+    visibility: z.enum(VISIBILITIES),
     inReplyToId: id.nullable(),
     inReplyToAccountId: id.nullable(),
     mentionedAccountIds: z.array(id),

@@ -4,7 +4,8 @@ import express from 'express'
 import qs from 'qs'
 import type { ErrorRequestHandler, Express } from 'express'
 import { Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import { HttpError, isUnavailable, notFound, serviceUnavailable } from './errors'
+import { DomainError } from '@roost/errors'
+import { fromDomainError, HttpError, isUnavailable, notFound, serviceUnavailable } from './errors'
 import type { Logger } from './logger'
 
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -162,10 +163,15 @@ const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 
 /**
  * The answer to a request that failed, Mastodon's shape: `{"error": …}` with the error's status and headers, not
- * cached unless its headers say so; a 5xx is logged with the request's id. Headers already set (CORS, the request id)
- * go out with it.
+ * cached unless its headers (or `headers`, a handler's own for this answer) say so; a 5xx is logged with the
+ * request's id. Headers already set (CORS, the request id) go out with it.
  */
-export function sendError(res: ServerResponse, err: unknown, logger?: Logger) {
+export function sendError(
+  res: ServerResponse,
+  err: unknown,
+  logger?: Logger,
+  headers: Record<string, string> = {},
+) {
   if (res.headersSent) return res.end()
   const error = toHttpError(err)
   if (error.status >= 500)
@@ -175,6 +181,7 @@ export function sendError(res: ServerResponse, err: unknown, logger?: Logger) {
   res.writeHead(error.status, {
     'Cache-Control': 'no-store',
     ...error.headers,
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
   })
@@ -189,11 +196,12 @@ const isDataException = (e: { code?: unknown; severity?: unknown }) =>
   typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string'
 
 /**
- * Maps parser and library errors to the status a client should see: Postgres or Redis out of reach is a 503
- * with Retry-After; everything unknown is a 500.
+ * Maps domain, parser and library errors to the status a client should see: a domain error by its kind (the table
+ * in errors.ts), Postgres or Redis out of reach is a 503 with Retry-After; everything unknown is a 500.
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err
+  if (err instanceof DomainError) return fromDomainError(err)
   if (isUnavailable(err)) return serviceUnavailable()
   const e = err as { type?: string; status?: number; code?: string; name?: string; message?: string }
   if (isDataException(e))

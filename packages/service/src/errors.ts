@@ -1,3 +1,6 @@
+import { Invalid } from '@roost/errors'
+import type { DomainError, ErrorKind } from '@roost/errors'
+
 /**
  * The one error type handlers throw. `message` is what the client reads in `{"error": message}`;
  * `body` adds fields such as `details` (sign-up) or `error_description` (OAuth).
@@ -36,6 +39,30 @@ export const unprocessable = (message: string, body: Record<string, unknown> = {
   new HttpError(422, message, body)
 export const userRequired = () => new HttpError(422, 'This method requires an authenticated user')
 export const tooManyRequests = () => new HttpError(429, 'Too many requests')
+
+/**
+ * The one table from a domain error's kind (`@roost/errors`, thrown by code that knows nothing of HTTP) to the
+ * status a client sees. The body is `{"error": message}`, with Mastodon's `details` for a validation failure that
+ * has them; the error's `cause` is never shown.
+ */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  malformed: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  invalid: 422,
+  unavailable: 503,
+}
+
+/** A domain error as the client reads it. */
+export const fromDomainError = (err: DomainError) =>
+  new HttpError(
+    STATUS_OF_KIND[err.kind],
+    err.message,
+    err instanceof Invalid && err.details ? { details: err.details } : {},
+  )
 
 /** OAuth endpoints answer RFC 6749 style: `error` is a code, `error_description` the sentence. */
 export const oauthError = (status: number, code: string, description: string) =>

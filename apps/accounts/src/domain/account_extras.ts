@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url'
 import type { Knex } from '@roost/db'
-import { unprocessable } from '@roost/service'
+import { Invalid } from '@roost/errors'
 import { deleteFollowRequest, domainCovered, follows, unfollow } from './relationships'
 
 /**
@@ -23,7 +23,7 @@ export async function setAccountNote(trx: Knex, accountId: string, targetId: str
 /** Endorses an account the viewer follows (idempotent); else 422 as Mastodon's AccountPin validation. */
 export async function endorse(trx: Knex, accountId: string, targetId: string) {
   if (!(await follows(trx, accountId, targetId)))
-    throw unprocessable('Validation failed: You must be already following the person you want to endorse')
+    throw new Invalid('Validation failed: You must be already following the person you want to endorse')
   await trx('account_pins')
     .insert({ account_id: accountId, target_account_id: targetId })
     .onConflict(['account_id', 'target_account_id'])
@@ -61,9 +61,9 @@ export function normaliseDomain(value: string): string | undefined {
  * accounts are kept out of the user's listings and notifications from then on (`hiddenAccounts`, `notifyAll`).
  */
 export async function blockDomain(trx: Knex, accountId: string, domain: string | undefined) {
-  if (!domain?.trim()) throw unprocessable("Validation failed: Domain can't be blank")
+  if (!domain?.trim()) throw new Invalid("Validation failed: Domain can't be blank")
   const normalised = normaliseDomain(domain)
-  if (!normalised) throw unprocessable('Validation failed: Domain is not a valid domain name')
+  if (!normalised) throw new Invalid('Validation failed: Domain is not a valid domain name')
   await trx('account_domain_blocks')
     .insert({ account_id: accountId, domain: normalised })
     .onConflict(['account_id', 'domain'])

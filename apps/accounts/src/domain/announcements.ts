@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { recordNotFound, unprocessable } from '@roost/service'
+import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { parseId } from './records'
 
@@ -37,7 +37,7 @@ export async function findAnnouncement(db: Knex, id: unknown): Promise<Announcem
   const row: AnnouncementRow | undefined = announcementId
     ? await currentAnnouncements(db).where({ id: announcementId }).first()
     : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   return row
 }
 
@@ -46,9 +46,9 @@ export async function createAnnouncement(
   trx: Knex,
   a: { text: string; startsAt?: Date; endsAt?: Date; allDay?: boolean; draft?: boolean },
 ): Promise<AnnouncementRow> {
-  if (!a.text.trim()) throw unprocessable("Validation failed: Text can't be blank")
+  if (!a.text.trim()) throw new Invalid("Validation failed: Text can't be blank")
   if (a.startsAt && a.endsAt && a.endsAt < a.startsAt)
-    throw unprocessable('Validation failed: Ends at must be after the start')
+    throw new Invalid('Validation failed: Ends at must be after the start')
   const [row] = await trx('announcements')
     .insert({
       text: a.text,
@@ -66,7 +66,7 @@ export async function publishAnnouncement(trx: Knex, id: string): Promise<Announ
     .where({ id })
     .update({ published: true, published_at: trx.fn.now(), updated_at: trx.fn.now() })
     .returning('*')
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   await outbox.add(trx, { event: 'announcement.published', announcementId: row.id })
   return row
 }
@@ -77,7 +77,7 @@ export async function withdrawAnnouncement(trx: Knex, id: string, options: { del
   const n = options.delete
     ? await q.delete()
     : await q.update({ published: false, published_at: null, updated_at: trx.fn.now() })
-  if (!n) throw recordNotFound()
+  if (!n) throw new NotFound()
   await outbox.add(trx, { event: 'announcement.deleted', announcementId: id })
 }
 
@@ -94,7 +94,7 @@ export async function dismissAnnouncement(trx: Knex, accountId: string, announce
  * MAX_REACTION_KINDS different names per announcement. Streams get `announcement.reaction` with the new count.
  */
 export async function addReaction(trx: Knex, accountId: string, announcementId: string, name: string) {
-  if (!EMOJI.test(name)) throw unprocessable('Validation failed: Name is not a recognized emoji')
+  if (!EMOJI.test(name)) throw new Invalid('Validation failed: Name is not a recognized emoji')
   // The announcement row is locked so that two reactions cannot both pass the limit.
   await trx('announcements').where({ id: announcementId }).forUpdate().first('id')
   const kinds: string[] = await trx('announcement_reactions')
@@ -103,7 +103,7 @@ export async function addReaction(trx: Knex, accountId: string, announcementId: 
     .distinct()
     .pluck('name')
   if (kinds.length >= MAX_REACTION_KINDS)
-    throw unprocessable('Validation failed: Limit of different reactions reached')
+    throw new Invalid('Validation failed: Limit of different reactions reached')
   const inserted = await trx('announcement_reactions')
     .insert({ account_id: accountId, announcement_id: announcementId, name })
     .onConflict(['account_id', 'announcement_id', 'name'])
@@ -118,6 +118,6 @@ export async function removeReaction(trx: Knex, accountId: string, announcementI
   const n = await trx('announcement_reactions')
     .where({ account_id: accountId, announcement_id: announcementId, name })
     .delete()
-  if (!n) throw recordNotFound()
+  if (!n) throw new NotFound()
   await outbox.add(trx, { event: 'announcement.reaction', announcementId, accountId, name })
 }

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { recordNotFound, unprocessable } from '@roost/service'
+import { Invalid, NotFound } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { visibleAccounts } from '../queries/accounts'
@@ -206,14 +206,14 @@ export async function featuredTagsOf(db: Knex, accountId: string): Promise<Featu
 
 /** Features a tag (made if new), in the caller's transaction; at most 10, each once. */
 export async function featureTag(trx: Knex, accountId: string, name: string): Promise<TagRow> {
-  if (!isTagName(name.replace(/^#/, ''))) throw unprocessable('Validation failed: Tag is invalid')
+  if (!isTagName(name.replace(/^#/, ''))) throw new Invalid('Validation failed: Tag is invalid')
   const [tag] = await findOrCreateTags(trx, [name.replace(/^#/, '')])
-  if (!tag) throw unprocessable('Validation failed: Tag is invalid')
+  if (!tag) throw new Invalid('Validation failed: Tag is invalid')
   const [{ count }] = await trx('featured_tags').where({ account_id: accountId }).count('* as count')
   if (await trx('featured_tags').where({ account_id: accountId, tag_id: tag.id }).first('id'))
-    throw unprocessable('Validation failed: Tag has already been taken')
+    throw new Invalid('Validation failed: Tag has already been taken')
   if (Number(count) >= FEATURED_TAGS_LIMIT)
-    throw unprocessable('Validation failed: You have already featured the maximum number of hashtags')
+    throw new Invalid('Validation failed: You have already featured the maximum number of hashtags')
   await trx('featured_tags').insert({ account_id: accountId, tag_id: tag.id })
   return tag
 }
@@ -221,7 +221,7 @@ export async function featureTag(trx: Knex, accountId: string, name: string): Pr
 /** Stops featuring a featured tag of `accountId` by its id; else 404. */
 export async function unfeatureTag(db: Knex, accountId: string, id: string | undefined) {
   const deleted = id ? await db('featured_tags').where({ id, account_id: accountId }).delete() : 0
-  if (!deleted) throw recordNotFound()
+  if (!deleted) throw new NotFound()
 }
 
 /** Up to 10 tags the account used lately that it does not feature (Mastodon's featured tag suggestions). */

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { recordNotFound, unprocessable } from '@roost/service'
+import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { hiddenIn } from '../queries/filters'
 import { parseId } from './records'
@@ -51,7 +51,7 @@ export interface FilterInput {
 function expiresAt(expiresIn: string | undefined): Date | null | undefined {
   if (expiresIn === undefined) return undefined
   if (expiresIn.trim() === '') return null
-  if (!/^\s*\d+\s*$/.test(expiresIn)) throw unprocessable('Validation failed: Expires in is not a number')
+  if (!/^\s*\d+\s*$/.test(expiresIn)) throw new Invalid('Validation failed: Expires in is not a number')
   return new Date(Date.now() + Number(expiresIn) * 1000)
 }
 
@@ -61,11 +61,11 @@ function checkFilter(title: string, context: string[]) {
   if (!context.length) errors.push("Context can't be blank")
   else if (context.some((c) => !(FILTER_CONTEXTS as readonly string[]).includes(c)))
     errors.push('Context None or invalid context supplied')
-  if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
+  if (errors.length) throw new Invalid(`Validation failed: ${errors.join(', ')}`)
 }
 
 function checkKeyword(keyword: string | undefined): string {
-  if (!keyword?.trim()) throw unprocessable("Validation failed: Keyword can't be blank")
+  if (!keyword?.trim()) throw new Invalid("Validation failed: Keyword can't be blank")
   return keyword
 }
 
@@ -82,7 +82,7 @@ export async function ownFilter(db: Knex, accountId: string, id: unknown): Promi
   const row: FilterRow | undefined = filterId
     ? await db('custom_filters').where({ id: filterId, account_id: accountId }).first()
     : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   return row
 }
 
@@ -95,7 +95,7 @@ export async function ownKeyword(db: Knex, accountId: string, id: unknown) {
         .where({ 'custom_filter_keywords.id': keywordId, 'custom_filters.account_id': accountId })
         .first('custom_filter_keywords.*')
     : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   return row
 }
 
@@ -108,7 +108,7 @@ export async function ownFilterStatus(db: Knex, accountId: string, id: unknown) 
         .where({ 'custom_filter_statuses.id': ruleId, 'custom_filters.account_id': accountId })
         .first('custom_filter_statuses.*')
     : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   return row
 }
 
@@ -119,7 +119,7 @@ async function applyKeywords(trx: Knex, filterId: string, keywords: NonNullable<
       const existing: FilterKeywordRow | undefined = id
         ? await trx('custom_filter_keywords').where({ id, custom_filter_id: filterId }).first()
         : undefined
-      if (!existing) throw recordNotFound()
+      if (!existing) throw new NotFound()
       if (k._destroy) {
         await trx('custom_filter_keywords').where({ id: existing.id }).delete()
         continue
@@ -229,13 +229,13 @@ export async function deleteKeyword(trx: Knex, accountId: string, keyword: Filte
 export async function addFilterStatus(trx: Knex, filter: FilterRow, statusId: string | undefined) {
   const id = parseId(statusId)
   if (!id || !(await trx('statuses').where({ id }).first('id')))
-    throw unprocessable('Validation failed: Status must exist')
+    throw new Invalid('Validation failed: Status must exist')
   const [row] = await trx('custom_filter_statuses')
     .insert({ custom_filter_id: filter.id, status_id: id })
     .onConflict(['custom_filter_id', 'status_id'])
     .ignore()
     .returning('*')
-  if (!row) throw unprocessable('Validation failed: Status has already been taken')
+  if (!row) throw new Invalid('Validation failed: Status has already been taken')
   await changed(trx, filter.account_id)
   return row as FilterStatusRow
 }

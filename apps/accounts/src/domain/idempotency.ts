@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { HttpError } from '@roost/service'
+import { Unavailable } from '@roost/errors'
 
 /** How long a key remembers its result (Mastodon: one hour). */
 export const IDEMPOTENCY_TTL_SECONDS = 3600
@@ -14,8 +14,7 @@ const PENDING = 'pending:'
 // Deletes the claim only if it is still ours (a claim that expired may have been taken by another request).
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`
 
-export const raceCondition = () =>
-  new HttpError(503, 'There was a temporary problem serving your request, please try again')
+export const raceCondition = () => new Unavailable()
 
 /**
  * Runs `create` once per key (Mastodon's `Idempotency-Key`, docs/statuses.md): the first request claims the key

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { recordNotFound, unprocessable } from '@roost/service'
+import { Invalid, NotFound } from '@roost/errors'
 import type { ListRow } from '../entities/list'
 import * as outbox from '../outbox/outbox'
 import { parseId } from './records'
@@ -20,14 +20,14 @@ export async function findOwnList(db: Knex, ownerId: string, id: unknown): Promi
   const row: ListRow | undefined = listId
     ? await db('lists').where({ id: listId, account_id: ownerId }).first()
     : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   return row
 }
 
 function checkTitle(title: string | undefined) {
-  if (title === undefined || !title.trim()) throw unprocessable("Validation failed: Title can't be blank")
+  if (title === undefined || !title.trim()) throw new Invalid("Validation failed: Title can't be blank")
   if ([...title].length > MAX_TITLE)
-    throw unprocessable(`Validation failed: Title is too long (maximum is ${MAX_TITLE} characters)`)
+    throw new Invalid(`Validation failed: Title is too long (maximum is ${MAX_TITLE} characters)`)
 }
 
 /** Creates a list: a title is needed, and an account has at most 50 lists. */
@@ -37,7 +37,7 @@ export async function createList(trx: Knex, ownerId: string, c: ListChanges): Pr
   await trx('accounts').where({ id: ownerId }).forUpdate().first('id')
   const [{ n }] = await trx('lists').where({ account_id: ownerId }).count('* as n')
   if (Number(n) >= MAX_LISTS)
-    throw unprocessable('Validation failed: You have reached the maximum number of lists')
+    throw new Invalid('Validation failed: You have reached the maximum number of lists')
   const [row]: ListRow[] = await trx('lists')
     .insert({
       account_id: ownerId,
@@ -84,7 +84,7 @@ export async function addToList(trx: Knex, list: ListRow, accountIds: string[]) 
         .whereIn('id', valid as string[])
         .pluck('id')
     : []
-  if (found.length !== ids.length) throw recordNotFound()
+  if (found.length !== ids.length) throw new NotFound()
   for (const accountId of ids) {
     const key = { account_id: list.account_id, target_account_id: accountId }
     const follow = accountId === list.account_id ? undefined : await trx('follows').where(key).first('id')
@@ -93,7 +93,7 @@ export async function addToList(trx: Knex, list: ListRow, accountIds: string[]) 
         ? undefined
         : await trx('follow_requests').where(key).first('id')
     if (accountId !== list.account_id && !follow && !request)
-      throw unprocessable('Validation failed: Account must be a followed account')
+      throw new Invalid('Validation failed: Account must be a followed account')
     const [row] = await trx('list_accounts')
       .insert({
         list_id: list.id,
@@ -104,7 +104,7 @@ export async function addToList(trx: Knex, list: ListRow, accountIds: string[]) 
       .onConflict(['list_id', 'account_id'])
       .ignore()
       .returning('id')
-    if (!row) throw unprocessable('Validation failed: Account is already on the list')
+    if (!row) throw new Invalid('Validation failed: Account is already on the list')
     await outbox.add(trx, {
       event: 'list_account.created',
       listAccountId: row.id,

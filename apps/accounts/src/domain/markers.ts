@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { HttpError, unprocessable } from '@roost/service'
+import { Conflict, Invalid } from '@roost/errors'
 import { parseId } from './records'
 
 /** The timelines a marker can be kept for (Mastodon's Marker::TIMELINES). */
@@ -16,7 +16,7 @@ export interface MarkerRow {
 }
 
 /** Two saves of one marker raced; Mastodon's answer to ActiveRecord's StaleObjectError. */
-export const markerConflict = () => new HttpError(409, 'Conflict during update, please try again')
+export const markerConflict = () => new Conflict('Conflict during update, please try again')
 
 /** A user's markers of the given timelines (unknown names are ignored), keyed by timeline. */
 export async function markersOf(db: Knex, userId: string, timelines: readonly string[]) {
@@ -42,7 +42,7 @@ export async function saveMarkers(
   for (const timeline of MARKER_TIMELINES) {
     if (!(timeline in positions)) continue
     const lastReadId = parseId(positions[timeline])
-    if (!lastReadId) throw unprocessable("Validation failed: Last read can't be blank")
+    if (!lastReadId) throw new Invalid("Validation failed: Last read can't be blank")
     const current: MarkerRow | undefined = await trx('markers').where({ user_id: userId, timeline }).first()
     let row: MarkerRow | undefined
     if (!current) {

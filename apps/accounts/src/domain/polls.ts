@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { unprocessable } from '@roost/service'
+import { Invalid } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 
 /** Mastodon's poll limits (PollOptionsValidator, PollExpirationValidator), also shown in /api/v2/instance. */
@@ -60,7 +60,7 @@ export function checkPoll(poll: NewPoll): string[] {
     errors.push('Poll expires at is too far into the future')
   else if (poll.expiresIn < (poll.minExpiration ?? POLL_LIMITS.minExpiration))
     errors.push('Poll expires at is too soon')
-  if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
+  if (errors.length) throw new Invalid(`Validation failed: ${errors.join(', ')}`)
   return options
 }
 
@@ -198,7 +198,7 @@ export async function vote(trx: Knex, pollId: string, accountId: string, choices
     if (poll.account_id === accountId) errors.push('You cannot vote in your own polls')
     if (poll.multiple ? taken.includes(choice) : taken.length > 0)
       errors.push('You have already voted on this poll')
-    if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
+    if (errors.length) throw new Invalid(`Validation failed: ${errors.join(', ')}`)
     taken.push(choice)
   }
   const votes: { id: string }[] = await trx('poll_votes')

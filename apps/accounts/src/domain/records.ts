@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { recordNotFound } from '@roost/service'
+import { NotFound } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import { visibleAccounts } from '../queries/accounts'
 
@@ -18,7 +18,7 @@ export async function findAccount(db: Knex, id: unknown): Promise<AccountRow> {
   const row: AccountRow | undefined = accountId
     ? await db('accounts').where({ id: accountId }).first()
     : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   return row
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { forbidden, recordNotFound, unprocessable } from '@roost/service'
+import { Forbidden, Invalid, NotFound } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import * as outbox from '../outbox/outbox'
 import { activeMute } from '../queries/relationships'
@@ -216,7 +216,7 @@ async function checkFollowLimit(trx: Knex, actorId: string, ceiling: FollowCeili
     .first('following_count', 'followers_count')
   const limit = followLimit(ceiling, counts.following_count, counts.followers_count)
   if (counts.following_count >= limit)
-    throw unprocessable(`Validation failed: You cannot follow more than ${limit} people`)
+    throw new Invalid(`Validation failed: You cannot follow more than ${limit} people`)
 }
 
 /**
@@ -231,9 +231,9 @@ export async function follow(
   options: FollowOptions,
   ceiling: FollowCeiling,
 ): Promise<FollowOutcome> {
-  if (actor.id === target.id) throw forbidden('Following your own account is not allowed')
-  if (target.suspended_at) throw recordNotFound()
-  if (await blockedEitherWay(trx, actor.id, target.id)) throw forbidden()
+  if (actor.id === target.id) throw new Forbidden('Following your own account is not allowed')
+  if (target.suspended_at) throw new NotFound()
+  if (await blockedEitherWay(trx, actor.id, target.id)) throw new Forbidden()
   const key = { account_id: actor.id, target_account_id: target.id }
   const changes = optionColumns(options)
   for (const table of ['follows', 'follow_requests']) {

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { recordNotFound, unprocessable } from '@roost/service'
+import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { normaliseDomain } from './account_extras'
 import { parseId } from './records'
@@ -49,11 +49,9 @@ function accountDomain(value: string): string | undefined {
 function forwardDomains(given: string[] | undefined, targetDomain: string): string[] {
   if (!given?.length) return [targetDomain.toLowerCase()]
   if (given.length > MAX_FORWARD_DOMAINS)
-    throw unprocessable(
-      `Validation failed: Forward to domains can name at most ${MAX_FORWARD_DOMAINS} domains`,
-    )
+    throw new Invalid(`Validation failed: Forward to domains can name at most ${MAX_FORWARD_DOMAINS} domains`)
   const domains = given.map(accountDomain)
-  if (domains.some((d) => !d)) throw unprocessable('Validation failed: Forward to domains is invalid')
+  if (domains.some((d) => !d)) throw new Invalid('Validation failed: Forward to domains is invalid')
   return [...new Set(domains as string[])]
 }
 
@@ -66,18 +64,18 @@ function forwardDomains(given: string[] | undefined, targetDomain: string): stri
  */
 export async function createReport(trx: Knex, reporterId: string, targetId: string, r: NewReport) {
   const statusIds = [...new Set(r.statusIds ?? [])].map(parseId)
-  if (statusIds.some((id) => !id)) throw recordNotFound()
+  if (statusIds.some((id) => !id)) throw new NotFound()
   if (statusIds.length) {
     const found: string[] = await trx('statuses')
       .whereIn('id', statusIds as string[])
       .where({ account_id: targetId })
       .pluck('id')
-    if (found.length !== statusIds.length) throw recordNotFound()
+    if (found.length !== statusIds.length) throw new NotFound()
   }
   const target: { domain: string | null } | undefined = await trx('accounts')
     .where({ id: targetId })
     .first('domain')
-  if (!target) throw recordNotFound()
+  if (!target) throw new NotFound()
   const forwarded = !!(r.forward && target.domain)
   const forwardToDomains = forwarded ? forwardDomains(r.forwardToDomains, target.domain!) : undefined
   const category = r.category ?? (r.ruleIds?.length ? 'violation' : 'other')
@@ -90,7 +88,7 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
         ? await trx('rules').whereIn('id', ruleIds).whereNull('deleted_at').pluck('id')
         : []
     if (!valid || found.length !== ruleIds.length)
-      throw unprocessable('Validation failed: Rule ids does not reference valid rules')
+      throw new Invalid('Validation failed: Rule ids does not reference valid rules')
   }
   const [row] = await trx('reports')
     .insert({

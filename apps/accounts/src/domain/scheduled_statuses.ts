@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { HttpError, unprocessable } from '@roost/service'
+import { Invalid } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
@@ -94,7 +94,7 @@ async function checkSchedule(
     .count<{ daily: string }[]>('* as daily')
   if (Number(daily) >= SCHEDULED_LIMITS.daily)
     errors.push(`You have exceeded the limit of ${SCHEDULED_LIMITS.daily} scheduled posts for today`)
-  if (errors.length) throw unprocessable(`Validation failed: ${errors.join(', ')}`)
+  if (errors.length) throw new Invalid(`Validation failed: ${errors.join(', ')}`)
 }
 
 /** The timer that publishes it (timers/scheduled_statuses.ts). */
@@ -126,7 +126,7 @@ export async function scheduleStatus(
     checkText(status.text, status.spoilerText, media.length > 0)
     if (status.poll) checkPoll(status.poll)
   } catch (err) {
-    if (err instanceof HttpError && err.status === 422) throw unprocessable('Record invalid')
+    if (err instanceof Invalid) throw new Invalid('Record invalid', undefined, { cause: err })
     throw err
   }
   await checkSchedule(trx, author.id, scheduledAt, minOffsetSeconds)

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
-import type { VISIBILITIES } from '@roost/routes'
-import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/service'
+import type { VISIBILITIES } from '@roost/events'
+import { Forbidden, Invalid, NotFound } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { NewStatusFacts, StatusRow } from '../entities/status'
@@ -101,7 +101,7 @@ export async function findVisibleStatus(
   db: Knex,
   id: string | undefined,
   viewerId?: string,
-  notFound: () => HttpError = recordNotFound,
+  notFound: () => Error = () => new NotFound(),
 ): Promise<StatusRow> {
   const row: StatusRow | undefined = id
     ? await visibleTo(db, db('statuses').where('statuses.id', id), viewerId).first('statuses.*')
@@ -112,9 +112,9 @@ export async function findVisibleStatus(
 
 /** Mastodon's status validations: some text unless there is media, and at most 500 characters with the warning. */
 export function checkText(text: string, spoilerText: string, hasMedia: boolean) {
-  if (!text.trim() && !hasMedia) throw unprocessable("Validation failed: Text can't be blank")
+  if (!text.trim() && !hasMedia) throw new Invalid("Validation failed: Text can't be blank")
   if ([...text].length + [...spoilerText].length > MAX_CHARS)
-    throw unprocessable(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`)
+    throw new Invalid(`Validation failed: Text character limit of ${MAX_CHARS} exceeded`)
 }
 
 export interface NewStatus {
@@ -142,7 +142,7 @@ export async function attachableMedia(
   statusId?: string,
 ): Promise<MediaAttachmentRow[]> {
   if (ids.length > MAX_MEDIA)
-    throw unprocessable(`Validation failed: Cannot attach more than ${MAX_MEDIA} files`)
+    throw new Invalid(`Validation failed: Cannot attach more than ${MAX_MEDIA} files`)
   const rows: MediaAttachmentRow[] = ids.length
     ? await trx('media_attachments')
         .where({ account_id: accountId })
@@ -157,7 +157,7 @@ export async function attachableMedia(
         .forUpdate()
     : []
   const missing = ids.filter((id) => !rows.some((m) => m.id === id))
-  if (missing.length) throw unprocessable(`Validation failed: Media ${missing.join(', ')} not found`)
+  if (missing.length) throw new Invalid(`Validation failed: Media ${missing.join(', ')} not found`)
   return [...new Set(ids)].map((id) => rows.find((m) => m.id === id)!)
 }
 
@@ -236,7 +236,7 @@ export async function replyTarget(
   author: AccountRow,
   inReplyToId: string | undefined,
 ): Promise<StatusRow | undefined> {
-  const gone = () => new HttpError(404, 'The post you are trying to reply to does not appear to exist.')
+  const gone = () => new NotFound('The post you are trying to reply to does not appear to exist.')
   if (!inReplyToId) return undefined
   const replyTo = await findVisibleStatus(trx, inReplyToId, author.id, gone)
   if (replyTo.reblog_of_id) throw gone()
@@ -383,7 +383,7 @@ export async function reblog(
     .where({ account_id: account.id, reblog_of_id: original.id })
     .first()
   if (existing) return existing
-  if (original.visibility === 'private' || original.visibility === 'direct') throw forbidden()
+  if (original.visibility === 'private' || original.visibility === 'direct') throw new Forbidden()
   const [row]: StatusRow[] = await trx('statuses')
     .insert({ account_id: account.id, reblog_of_id: original.id, visibility, sensitive: false })
     .returning('*')

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { collectionParams, readParams, repliesParams } from '@roost/routes'
-import { forbidden, HttpError, recordNotFound } from '@roost/service'
+import { Forbidden, NotFound, Unauthenticated } from '@roost/errors'
 import { localDomainOf } from '../config'
 import type { AccountsContext } from '../context'
 import type { AccountRow, Urls } from '../entities/account'
@@ -95,9 +95,9 @@ export function renderActor(account: AccountRow, publicKey: string, urls: Urls, 
 
 /** The local account a federation URL names, or a 404 (also when federation is off). */
 async function accountOf(ctx: AccountsContext, req: Request): Promise<AccountRow> {
-  if (!ctx.config.FEDERATION) throw recordNotFound()
+  if (!ctx.config.FEDERATION) throw new NotFound()
   const account = await findLocalAccount(ctx.db, String(req.params.username))
-  if (!account) throw recordNotFound()
+  if (!account) throw new NotFound()
   return account
 }
 
@@ -120,7 +120,7 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
 
 /** GET /actor: the instance actor (an Application, as Mastodon's), whose key signs the server's own fetches. */
 export async function instanceActorDocument(ctx: AccountsContext, _req: Request, res: Response) {
-  if (!ctx.config.FEDERATION) throw recordNotFound()
+  if (!ctx.config.FEDERATION) throw new NotFound()
   const urls = urlsOf(ctx.config.PUBLIC_URL)
   const id = instanceActorUri(urls)
   const domain = localDomainOf(ctx.config)
@@ -145,7 +145,7 @@ export async function instanceActorDocument(ctx: AccountsContext, _req: Request,
 
 /** GET /actor/outbox: the instance actor posts nothing. */
 export function instanceActorOutbox(ctx: AccountsContext, _req: Request, res: Response) {
-  if (!ctx.config.FEDERATION) throw recordNotFound()
+  if (!ctx.config.FEDERATION) throw new NotFound()
   const id = `${instanceActorUri(urlsOf(ctx.config.PUBLIC_URL))}/outbox`
   sendActivityJson(
     res,
@@ -176,7 +176,7 @@ async function accountCollection(
       : { '@context': AS, id, type: 'OrderedCollection', totalItems: total, first: `${id}?page=1` }
     return sendActivityJson(res, body, SUMMARY_CACHE)
   }
-  if (account.hide_collections) throw forbidden()
+  if (account.hide_collections) throw new Forbidden()
   const [mine, theirs] =
     which === 'followers' ? ['target_account_id', 'account_id'] : ['account_id', 'target_account_id']
   const query = ctx
@@ -354,7 +354,7 @@ export async function createActivityDocument(ctx: AccountsContext, req: Request,
   // Always a document, whatever the Accept: in secure mode a GET that authorizedFetch let through as a page
   // request is unsigned.
   if (ctx.config.AUTHORIZED_FETCH && ctx.config.FEDERATION && !signedFetchOf(res).on)
-    throw new HttpError(401, 'Request not signed')
+    throw new Unauthenticated('Request not signed')
   const { account, note, open } = await servedNote(ctx, req, res)
   const urls = urlsOf(ctx.config.PUBLIC_URL)
   sendActivityJson(
@@ -433,9 +433,9 @@ async function servedNote(ctx: AccountsContext, req: Request, res: Response) {
     id && !account.suspended_at
       ? await ctx.db('statuses').where({ account_id: account.id, id }).whereNull('reblog_of_id').first()
       : undefined
-  if (!row) throw recordNotFound()
+  if (!row) throw new NotFound()
   const open = row.visibility === 'public' || row.visibility === 'unlisted'
-  if (!open && !(await signerMaySee(ctx, req, res, row))) throw recordNotFound()
+  if (!open && !(await signerMaySee(ctx, req, res, row))) throw new NotFound()
   const notes = await renderNotes(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row])
   return { account, note: notes.get(row.id)!, open }
 }
@@ -449,7 +449,7 @@ async function signerMaySee(ctx: AccountsContext, req: Request, res: Response, r
   let signer = signedFetchOf(res).account
   if (!signer && req.get('Signature'))
     signer = await signedRequestAccount(ctx, req).catch((err: unknown) => {
-      if (err instanceof HttpError) return undefined
+      if (err instanceof Unauthenticated || err instanceof Forbidden) return undefined
       throw err
     })
   if (!signer?.domain) return false

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { HttpError } from '@roost/service'
+import { Forbidden, Unauthenticated } from '@roost/errors'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import type { SignedFetch } from './activity-json'
@@ -18,21 +18,21 @@ import { wantsActivityJson } from './uris'
  * always open. Answers then vary by `Signature`, and those to signed fetches are not cached by shared caches.
  */
 
-/** The remote account that signed the request (Mastodon's `signed_request_account`); throws HttpError if refused. */
+/** The remote account that signed the request (Mastodon's `signed_request_account`); throws a domain error if refused. */
 export async function signedRequestAccount(ctx: AccountsContext, req: Request): Promise<AccountRow> {
   let checked
   try {
     checked = checkSignedRequest({ method: req.method, url: req.originalUrl, headers: req.headers })
   } catch (err) {
-    if (err instanceof SignatureError) throw new HttpError(401, err.message)
+    if (err instanceof SignatureError) throw new Unauthenticated(err.message, { cause: err })
     throw err
   }
   if (await isUrlBlocked(ctx.db, checked.keyId))
-    throw new HttpError(403, `Public key not found for key ${checked.keyId}`)
+    throw new Forbidden(`Public key not found for key ${checked.keyId}`)
   const account = await signerOf(ctx.federation, checked)
   // The key's actor may live on a suspended subdomain of the key's host, or have been suspended by a block.
   if (account.suspended_at || (account.domain && (await isUrlBlocked(ctx.db, `https://${account.domain}/`))))
-    throw new HttpError(403, `Public key not found for key ${checked.keyId}`)
+    throw new Forbidden(`Public key not found for key ${checked.keyId}`)
   return account
 }
 
@@ -47,12 +47,12 @@ export function authorizedFetch(kind: 'actor' | 'object', handler: Handler): Han
     if (ctx.config.AUTHORIZED_FETCH && ctx.config.FEDERATION && wantsActivityJson(req)) {
       const signedFetch: SignedFetch = { on: true }
       if (kind === 'object') {
-        if (!req.get('Signature')) throw new HttpError(401, 'Request not signed')
+        if (!req.get('Signature')) throw new Unauthenticated('Request not signed')
         signedFetch.account = await signedRequestAccount(ctx, req)
       } else if (req.get('Signature')) {
         // As Mastodon: a signature that does not verify on the actor just gets the restricted actor.
         signedFetch.account = await signedRequestAccount(ctx, req).catch((err: unknown) => {
-          if (err instanceof HttpError) return undefined
+          if (err instanceof Unauthenticated || err instanceof Forbidden) return undefined
           throw err
         })
       }

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { badRequest, HttpError, recordNotFound } from '@roost/service'
+import { Forbidden, Malformed, NotFound, Unauthenticated } from '@roost/errors'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
 import * as outbox from '../outbox/outbox'
@@ -20,19 +20,19 @@ import { checkSignedRequest, SignatureError, verifiedBy } from './signatures'
  * queued for the accounts worker and answered 202. Nothing is stored before all of that holds.
  */
 export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
-  if (!ctx.config.FEDERATION) throw recordNotFound()
+  if (!ctx.config.FEDERATION) throw new NotFound()
   if (req.params.username !== undefined && !(await findLocalAccount(ctx.db, String(req.params.username))))
-    throw recordNotFound()
+    throw new NotFound()
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
   const checked = signatureOf(req, body)
   const activity = parseActivity(body)
   // A suspended server is refused before its key is even fetched, as Mastodon's SignatureVerification (403).
   if (await isUrlBlocked(ctx.db, checked.keyId))
-    throw new HttpError(403, `Public key not found for key ${checked.keyId}`)
+    throw new Forbidden(`Public key not found for key ${checked.keyId}`)
   const signer = await signerOf(ctx.federation, checked)
   const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown })?.id
   if (actor !== signer.uri)
-    throw new HttpError(401, `The activity's actor is not ${signer.uri}, whose key signed the request`)
+    throw new Unauthenticated(`The activity's actor is not ${signer.uri}, whose key signed the request`)
   await ctx.db.transaction(async (trx) => {
     await outbox.add(trx, { event: 'inbox.received', signerAccountId: signer.id, activity })
     await heardFrom(trx, signer.domain!)
@@ -44,7 +44,7 @@ function signatureOf(req: Request, body: Buffer): CheckedSignature {
   try {
     return checkSignedRequest({ method: req.method, url: req.originalUrl, headers: req.headers, body })
   } catch (err) {
-    if (err instanceof SignatureError) throw new HttpError(401, err.message)
+    if (err instanceof SignatureError) throw new Unauthenticated(err.message, { cause: err })
     throw err
   }
 }
@@ -54,13 +54,13 @@ function parseActivity(body: Buffer): Record<string, unknown> {
   try {
     json = JSON.parse(body.toString('utf8'))
   } catch {
-    throw badRequest('Error parsing JSON')
+    throw new Malformed('Error parsing JSON')
   }
   if (!json || typeof json !== 'object' || Array.isArray(json))
-    throw badRequest('The body is not an activity')
+    throw new Malformed('The body is not an activity')
   const activity = json as Record<string, unknown>
   if (typeof activity.type !== 'string' || activity.actor === undefined)
-    throw badRequest('The body is not an activity')
+    throw new Malformed('The body is not an activity')
   checkObject(activity)
   return activity
 }
@@ -75,24 +75,25 @@ function checkObject(activity: Record<string, unknown>) {
   const actor = idOf(activity.actor)
   if (typeof object === 'string' || (object && typeof object === 'object' && !Array.isArray(object))) {
     const id = idOf(object)
-    if (!id) throw badRequest('The object has no id')
+    if (!id) throw new Malformed('The object has no id')
     if (typeof object === 'object' && typeof (object as { type?: unknown }).type !== 'string')
-      throw badRequest('The object has no type')
+      throw new Malformed('The object has no type')
     if (isNoteLike(object) || typeof object === 'string') {
-      if (!sameHost(id, actor)) throw badRequest(`The object ${id} is not on the host of its actor ${actor}`)
+      if (!sameHost(id, actor))
+        throw new Malformed(`The object ${id} is not on the host of its actor ${actor}`)
       if (isNoteLike(object)) checkNote(object, actor!)
     }
     return
   }
-  throw badRequest('The activity has no object')
+  throw new Malformed('The activity has no object')
 }
 
 function checkNote(note: Record<string, unknown>, actor: string) {
   const author = idOf(Array.isArray(note.attributedTo) ? note.attributedTo[0] : note.attributedTo)
-  if (author !== actor) throw badRequest(`The object is not attributed to its actor ${actor}`)
+  if (author !== actor) throw new Malformed(`The object is not attributed to its actor ${actor}`)
   for (const field of ['content', 'summary'] as const)
     if (note[field] !== undefined && note[field] !== null && typeof note[field] !== 'string')
-      throw badRequest(`The object's ${field} is not a string`)
+      throw new Malformed(`The object's ${field} is not a string`)
 }
 
 /**
@@ -105,7 +106,7 @@ export async function signerOf(fed: Federation, checked: CheckedSignature): Prom
   try {
     url = new URL(keyId)
   } catch {
-    throw new HttpError(401, `Unable to fetch key JSON at ${keyId}`)
+    throw new Unauthenticated(`Unable to fetch key JSON at ${keyId}`)
   }
   const known =
     (await fed.db('accounts').where({ public_key_id: keyId }).whereNotNull('domain').first()) ??
@@ -117,13 +118,12 @@ export async function signerOf(fed: Federation, checked: CheckedSignature): Prom
     fetched = await resolveActor(fed, known?.uri ?? keyId, { refresh: true })
   } catch (err) {
     fed.logger.info({ err, keyId }, 'signature key could not be fetched')
-    throw new HttpError(401, `Unable to fetch key JSON at ${keyId}`)
+    throw new Unauthenticated(`Unable to fetch key JSON at ${keyId}`, { cause: err })
   }
   if (fetched.public_key_id !== keyId || !fetched.public_key)
-    throw new HttpError(401, `Unable to fetch key JSON at ${keyId}`)
+    throw new Unauthenticated(`Unable to fetch key JSON at ${keyId}`)
   if (!verifiedBy(fetched.public_key, checked))
-    throw new HttpError(
-      401,
+    throw new Unauthenticated(
       `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using rsa-sha256 (RSA-SHA256)`,
     )
   return fetched

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { HttpError } from '@roost/service'
+import { Invalid } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import type { StatusRow } from '../entities/status'
 import { attachmentsOf as currentAttachments } from '../entities/status'
@@ -229,7 +229,7 @@ export async function pollVote(fed: Federation, voter: AccountRow, object: Json)
   try {
     await fed.db.transaction((trx) => vote(trx, poll.id, voter.id, [choice]))
   } catch (err) {
-    if (!(err instanceof HttpError && err.status === 422)) throw err
+    if (!(err instanceof Invalid)) throw err
     fed.logger.info({ voter: voter.uri, pollId: poll.id, reason: err.message }, 'poll vote refused')
   }
   return true

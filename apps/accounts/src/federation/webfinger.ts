@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import { readParams, webfingerParams } from '@roost/routes'
-import { HttpError } from '@roost/service'
+import { Malformed, NotFound } from '@roost/errors'
+import { sendError } from '@roost/service'
 import { localDomainOf } from '../config'
 import type { AccountsContext } from '../context'
 import type { AccountRow } from '../entities/account'
@@ -82,9 +83,8 @@ export function accountJrd(account: AccountRow, localDomain: string, base: strin
  * (with Roost's `{"error"}` body where Mastodon sends none); a found one is cached three days.
  */
 export async function webfinger(ctx: AccountsContext, req: Request, res: Response) {
-  const fail = (status: 400 | 404) => {
-    throw new HttpError(status, status === 400 ? 'Bad Request' : 'Record not found', {}, SHORT_CACHE)
-  }
+  const fail = (status: 400 | 404) =>
+    sendError(res, status === 400 ? new Malformed('Bad Request') : new NotFound(), undefined, SHORT_CACHE)
   if (!ctx.config.FEDERATION) return fail(404)
   const { resource } = readParams(req, webfingerParams)
   if (typeof resource !== 'string' || !resource.trim()) return fail(400)

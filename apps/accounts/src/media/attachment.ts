@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { encode } from 'blurhash'
 import sharp from 'sharp'
-import { unprocessable } from '@roost/service'
+import { Invalid } from '@roost/errors'
 import type { MediaStore } from './storage'
 import { imageType, notAnImage, storeImage } from './storage'
 
@@ -80,8 +80,8 @@ export async function storeAttachmentImage(
       pw: raw.info.width,
       ph: raw.info.height,
     }
-  } catch {
-    throw unprocessable(UNDECODABLE)
+  } catch (err) {
+    throw new Invalid(UNDECODABLE, undefined, { cause: err })
   }
   const stored = await storeImage(ctx, data)
   const small = smallSize(decoded.width, decoded.height)

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Request, Response } from 'express'
-import { unprocessable } from '@roost/service'
+import { Invalid } from '@roost/errors'
 import type { AccountsContext } from '../context'
 
 /** Images Roost accepts, recognised by their first bytes rather than the client's word. */
@@ -29,7 +29,7 @@ export interface MediaStore {
 
 /** The 422 for an upload that is not an image by its first bytes. */
 export const notAnImage = () =>
-  unprocessable('Validation failed: File has contents that are not what they are reported to be')
+  new Invalid('Validation failed: File has contents that are not what they are reported to be')
 
 export function imageType(data: Buffer) {
   return SIGNATURES.find((s) => s.matches(data))

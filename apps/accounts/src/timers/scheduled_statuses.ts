@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
-import { HttpError } from '@roost/service'
+import { DomainError, Unavailable } from '@roost/errors'
 import type { AccountRow } from '../entities/account'
 import type { ScheduledStatusRow } from '../domain/scheduled_statuses'
 import { statusFromParams } from '../domain/scheduled_statuses'
@@ -49,7 +49,8 @@ export async function publishScheduledStatus(
       // A savepoint: a status that fails validation leaves nothing behind but the deletion.
       await trx.transaction((inner) => createStatus(inner, author, status))
     } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err
+      // Refused (invalid, its reply target gone, …): dropped. A temporary failure is tried again.
+      if (!(err instanceof DomainError) || err instanceof Unavailable) throw err
       logger.warn(
         { scheduledStatusId: row.id, accountId: row.account_id, reason: err.message },
         'scheduled status no longer valid; dropped',

@@ -1,4 +1,4 @@
-import { unprocessable } from '@roost/service'
+import { Invalid } from '@roost/errors'
 
 /** One failed rule: Mastodon's `ERR_*` kind and the Rails message (docs/mastodon-compatibility.md, "Sign-up", ValidationErrorFormatter). */
 export interface FieldError {
@@ -23,7 +23,7 @@ export class Validation {
     const params = Object.keys(this.errors)
     if (!params.length) return
     const messages = params.flatMap((p) => this.errors[p]!.map((e) => `${humanize(p)} ${e.description}`))
-    throw unprocessable(`Validation failed: ${messages.join(', ')}`, { details: this.errors })
+    throw new Invalid(`Validation failed: ${messages.join(', ')}`, this.errors)
   }
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
+import { VISIBILITIES } from '@roost/events'
 import { param } from '../params'
 
-export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const
 const visibility = () => param.oneOf(VISIBILITIES, 'Visibility is not included in the list')
 
 /** Mastodon's limit on media descriptions (alt text). */
