@@ -28,7 +28,7 @@ import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from '.
 import type { AnnouncementRow } from './domain/announcements'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
-import { generateRsaKeyPair } from './federation/keys'
+import { generateRsaKeyPair } from './federation/transport/keys'
 import { createUser } from './users/create'
 import type { ModerationContext, Role } from './users/moderation'
 import {

@@ -1,10 +1,10 @@
 import type { Knex } from '@roost/db'
 import { accountsById } from '../domain/records'
 import type { AccountRow } from '../entities/account'
-import { renderActor } from '../federation/actors'
-import { PUBLIC_COLLECTION } from '../federation/activity-json'
-import type { Federation } from '../federation/client'
-import { localKeyPair } from '../federation/keys'
+import { renderActor } from '../api/federation/actors'
+import { PUBLIC_COLLECTION } from '../api/federation/activity-json'
+import type { Federation } from '../federation/transport/client'
+import { localKeyPair } from '../federation/transport/keys'
 import type { Deliver } from '../federation/outgoing'
 import {
   followUri,
@@ -16,7 +16,7 @@ import {
   renderUndoFollow,
 } from '../federation/outgoing'
 import { interactedRemoteAccounts, mentionedAccounts } from '../domain/statuses'
-import { renderNotes } from '../federation/notes'
+import { renderNotes } from '../federation/render/note'
 import {
   objectUriOf,
   remoteAccounts,
@@ -30,7 +30,7 @@ import {
   renderUpdate,
   renderVote,
   statusAudience,
-} from '../federation/status-activities'
+} from '../federation/render/activities'
 import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
 import type { ReportRow } from '../domain/reports'

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { KeyPair } from '../federation/keys'
+import type { KeyPair } from '../federation/transport/keys'
 import * as outbox from '../outbox/outbox'
 import { hashPassword } from './passwords'
 

@@ -1,10 +1,10 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow, Urls } from '../entities/account'
-import type { StatusRow } from '../entities/status'
-import { bigintArray } from '../domain/relationships'
-import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from './activity-json'
-import { addressing } from './notes'
-import { actorUriOf, followersUriOf, statusUri } from './uris'
+import type { AccountRow, Urls } from '../../entities/account'
+import type { StatusRow } from '../../entities/status'
+import { bigintArray } from '../../domain/relationships'
+import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from '../../api/federation/activity-json'
+import { addressing } from './note'
+import { actorUriOf, followersUriOf, statusUri } from '../uris'
 
 /**
  * The activities Roost sends about statuses (docs/federation.md, "Posts across servers"), shaped as Mastodon's

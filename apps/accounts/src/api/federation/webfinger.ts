@@ -1,12 +1,12 @@
 import type { Request, Response } from 'express'
 import { readParams, webfingerParams } from '@roost/routes'
 import { HttpError } from '@roost/service'
-import { localDomainOf } from '../config'
-import type { AccountsContext } from '../context'
-import type { AccountRow } from '../entities/account'
-import { mediaUrl, urlsOf } from '../entities/account'
-import { findLocalAccount } from '../users/accounts'
-import { actorUri, instanceActorUri, profileUrl } from './uris'
+import { localDomainOf } from '../../config'
+import type { AccountsContext } from '../../context'
+import type { AccountRow } from '../../entities/account'
+import { mediaUrl, urlsOf } from '../../entities/account'
+import { findLocalAccount } from '../../users/accounts'
+import { actorUri, instanceActorUri, profileUrl } from '../../federation/uris'
 
 const JRD = 'application/jrd+json; charset=utf-8'
 /** Failed look-ups are cached three minutes, as Mastodon's. */

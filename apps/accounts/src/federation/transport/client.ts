@@ -1,12 +1,12 @@
 import type { Knex } from '@roost/db'
 import type { Logger, OutboundClient, OutboundResponse } from '@roost/service'
 import { createOutboundClient, OutboundError } from '@roost/service'
-import { localDomainOf } from '../config'
-import type { Urls } from '../entities/account'
-import { urlsOf } from '../entities/account'
+import { localDomainOf } from '../../config'
+import type { Urls } from '../../entities/account'
+import { urlsOf } from '../../entities/account'
 import { instanceKeyPair, localKeyPair } from './keys'
 import { signRequest } from './signatures'
-import { actorUri, instanceActorUri, LD_JSON_ACTIVITYSTREAMS } from './uris'
+import { actorUri, instanceActorUri, LD_JSON_ACTIVITYSTREAMS } from '../uris'
 
 /**
  * What federation code needs, in the accounts service and its worker alike (docs/federation.md): the database,

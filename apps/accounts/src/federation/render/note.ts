@@ -1,12 +1,12 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow, Urls } from '../entities/account'
-import { mediaUrl } from '../entities/account'
-import type { MediaAttachmentRow } from '../entities/media_attachment'
-import type { StatusRow } from '../entities/status'
-import { attachmentsOf, renderStatuses } from '../entities/status'
-import { accountsById } from '../domain/records'
-import { PUBLIC_COLLECTION } from './activity-json'
-import { acctOf, actorUriOf, followersUriOf, statusUri, statusUrl } from './uris'
+import type { AccountRow, Urls } from '../../entities/account'
+import { mediaUrl } from '../../entities/account'
+import type { MediaAttachmentRow } from '../../entities/media_attachment'
+import type { StatusRow } from '../../entities/status'
+import { attachmentsOf, renderStatuses } from '../../entities/status'
+import { accountsById } from '../../domain/records'
+import { PUBLIC_COLLECTION } from '../../api/federation/activity-json'
+import { acctOf, actorUriOf, followersUriOf, statusUri, statusUrl } from '../uris'
 
 /**
  * Local statuses as ActivityPub objects, shaped as Mastodon's NoteSerializer (docs/federation.md, "Objects"):

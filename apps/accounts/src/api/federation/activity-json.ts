@@ -1,5 +1,5 @@
 import type { Response } from 'express'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow } from '../../entities/account'
 
 /** The JSON-LD contexts Roost's documents use, as Mastodon's (its ActivityPub::Adapter). */
 export const AS = 'https://www.w3.org/ns/activitystreams'

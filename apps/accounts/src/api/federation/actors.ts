@@ -2,18 +2,18 @@ import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { collectionParams, readParams, repliesParams } from '@roost/routes'
 import { forbidden, HttpError, recordNotFound } from '@roost/service'
-import { localDomainOf } from '../config'
-import type { AccountsContext } from '../context'
-import type { AccountRow, Urls } from '../entities/account'
-import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../entities/account'
-import type { StatusRow } from '../entities/status'
-import { accountsById, parseId } from '../domain/records'
-import { findLocalAccount } from '../users/accounts'
+import { localDomainOf } from '../../config'
+import type { AccountsContext } from '../../context'
+import type { AccountRow, Urls } from '../../entities/account'
+import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../../entities/account'
+import type { StatusRow } from '../../entities/status'
+import { accountsById, parseId } from '../../domain/records'
+import { findLocalAccount } from '../../users/accounts'
 import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson, signedFetchOf } from './activity-json'
 import { RESTRICTED_ACTOR_FIELDS, signedRequestAccount } from './authorized-fetch'
-import { instanceKeyPair, localKeyPair } from './keys'
-import { addressing, renderNotes } from './notes'
-import { renderCreate } from './status-activities'
+import { instanceKeyPair, localKeyPair } from '../../federation/transport/keys'
+import { addressing, renderNotes } from '../../federation/render/note'
+import { renderCreate } from '../../federation/render/activities'
 import { profilePage, redirectToPage, statusPage } from './pages'
 import {
   actorUri,
@@ -23,7 +23,7 @@ import {
   sharedInboxUri,
   statusUri,
   wantsActivityJson,
-} from './uris'
+} from '../../federation/uris'
 
 /**
  * The ActivityPub documents of local accounts (docs/federation.md, "Actors"): the actor (a Person as Mastodon

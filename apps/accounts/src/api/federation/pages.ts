@@ -1,14 +1,21 @@
 import type { Request, Response } from 'express'
-import { localDomainOf } from '../config'
-import type { AccountsContext } from '../context'
-import type { AccountRow, Urls } from '../entities/account'
-import { escapeHtml, fieldValueHtml, mediaUrl, missingAvatar, textToHtml, urlsOf } from '../entities/account'
-import type { StatusRow } from '../entities/status'
-import { attachmentsOf, statusHtml } from '../entities/status'
-import type { MediaAttachmentRow } from '../entities/media_attachment'
-import { parseId } from '../domain/records'
-import { findLocalAccount } from '../users/accounts'
-import { actorUri, profileUrl, statusUri, statusUrl } from './uris'
+import { localDomainOf } from '../../config'
+import type { AccountsContext } from '../../context'
+import type { AccountRow, Urls } from '../../entities/account'
+import {
+  escapeHtml,
+  fieldValueHtml,
+  mediaUrl,
+  missingAvatar,
+  textToHtml,
+  urlsOf,
+} from '../../entities/account'
+import type { StatusRow } from '../../entities/status'
+import { attachmentsOf, statusHtml } from '../../entities/status'
+import type { MediaAttachmentRow } from '../../entities/media_attachment'
+import { parseId } from '../../domain/records'
+import { findLocalAccount } from '../../users/accounts'
+import { actorUri, profileUrl, statusUri, statusUrl } from '../../federation/uris'
 
 /**
  * The small server-rendered pages behind the profile and status links every app shows (`/@alice`,

@@ -1,17 +1,17 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
-import { blockedDomains, domainBlockCovers } from '../domain/account_extras'
-import { unfavourite } from '../domain/favourites'
-import * as relationships from '../domain/relationships'
-import { deleteStatus } from '../domain/statuses'
-import type { StatusRow } from '../entities/status'
-import type { FollowRequestRow } from '../domain/relationships'
-import * as outbox from '../outbox/outbox'
-import { findLocalAccount } from '../users/accounts'
-import type { Federation } from './client'
-import { domainPolicy } from './domain-blocks'
-import type { Deliver } from './outgoing'
-import { renderFollowAnswer } from './outgoing'
+import type { AccountRow } from '../../entities/account'
+import { blockedDomains, domainBlockCovers } from '../../domain/account_extras'
+import { unfavourite } from '../../domain/favourites'
+import * as relationships from '../../domain/relationships'
+import { deleteStatus } from '../../domain/statuses'
+import type { StatusRow } from '../../entities/status'
+import type { FollowRequestRow } from '../../domain/relationships'
+import * as outbox from '../../outbox/outbox'
+import { findLocalAccount } from '../../users/accounts'
+import type { Federation } from '../transport/client'
+import { domainPolicy } from '../domain-blocks'
+import type { Deliver } from '../outgoing'
+import { renderFollowAnswer } from '../outgoing'
 import {
   announce,
   createRemoteStatus,
@@ -24,8 +24,8 @@ import {
   sameHost,
   undoStatusActivity,
   updateRemoteStatus,
-} from './incoming'
-import { RemoteAccountError, storeActor } from './remote-accounts'
+} from './statuses'
+import { RemoteAccountError, storeActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 
 /**
