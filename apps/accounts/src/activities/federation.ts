@@ -1,40 +1,34 @@
 import type { Knex } from '@roost/db'
 import { accountsById } from '../domain/records'
 import type { AccountRow } from '../entities/account'
-import { renderActor } from '../api/federation/actors'
-import { PUBLIC_COLLECTION } from '../api/federation/activity-json'
+import { renderActor, renderActorUpdate } from '../federation/render/actor'
 import type { Federation } from '../federation/transport/client'
 import { localKeyPair } from '../federation/transport/keys'
-import type { Deliver } from '../federation/outgoing'
+import type { Deliver } from '../federation/transport/delivery'
 import {
   followUri,
-  renderBlock,
-  renderFollow,
-  renderFlag,
-  renderFollowAnswer,
-  renderUndoBlock,
-  renderUndoFollow,
-} from '../federation/outgoing'
-import { interactedRemoteAccounts, mentionedAccounts } from '../domain/statuses'
-import { renderNotes } from '../federation/render/note'
-import {
-  objectUriOf,
-  remoteAccounts,
-  remoteFollowers,
   renderAnnounce,
+  renderBlock,
   renderCreate,
   renderDelete,
+  renderFlag,
+  renderFollow,
+  renderFollowAnswer,
   renderLike,
   renderUndoAnnounce,
+  renderUndoBlock,
+  renderUndoFollow,
   renderUndoLike,
   renderUpdate,
   renderVote,
-  statusAudience,
 } from '../federation/render/activities'
+import { interactedRemoteAccounts, mentionedAccounts } from '../domain/statuses'
+import { renderNotes } from '../federation/render/note'
+import { remoteAccounts, remoteFollowers, statusAudience } from '../federation/audience'
 import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
 import type { ReportRow } from '../domain/reports'
-import { actorUriOf, statusUri } from '../federation/uris'
+import { actorUriOf, objectUriOf, statusUri } from '../federation/uris'
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
@@ -281,16 +275,8 @@ export function federationConsumer(
       const keys = await localKeyPair(fed.db, account.id)
       const actor = renderActor(account, keys.publicKey, urls, fed.localDomain)
       const version = new Date(account.updated_at ?? Date.now()).getTime()
-      const { '@context': context, ...object } = actor as Record<string, unknown>
       await deliver(
-        {
-          '@context': context,
-          id: `${actor.id}#updates/${version}`,
-          type: 'Update',
-          actor: actor.id,
-          to: [PUBLIC_COLLECTION],
-          object,
-        },
+        renderActorUpdate(actor, version),
         account.id,
         followers,
         `update-${account.id}-${version}`,

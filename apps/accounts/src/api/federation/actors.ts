@@ -5,25 +5,19 @@ import { forbidden, HttpError, recordNotFound } from '@roost/service'
 import { localDomainOf } from '../../config'
 import type { AccountsContext } from '../../context'
 import type { AccountRow, Urls } from '../../entities/account'
-import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../../entities/account'
+import { urlsOf } from '../../entities/account'
 import type { StatusRow } from '../../entities/status'
 import { accountsById, parseId } from '../../domain/records'
 import { findLocalAccount } from '../../users/accounts'
-import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson, signedFetchOf } from './activity-json'
+import { sendActivityJson, signedFetchOf, wantsActivityJson } from './activity-json'
+import { ACTOR_CONTEXT, AS, NOTE_CONTEXT } from '../../federation/render/contexts'
 import { RESTRICTED_ACTOR_FIELDS, signedRequestAccount } from './authorized-fetch'
 import { instanceKeyPair, localKeyPair } from '../../federation/transport/keys'
+import { renderActor } from '../../federation/render/actor'
 import { addressing, renderNotes } from '../../federation/render/note'
 import { renderCreate } from '../../federation/render/activities'
 import { profilePage, redirectToPage, statusPage } from './pages'
-import {
-  actorUri,
-  followersUriOf,
-  instanceActorUri,
-  profileUrl,
-  sharedInboxUri,
-  statusUri,
-  wantsActivityJson,
-} from '../../federation/uris'
+import { actorUri, followersUriOf, instanceActorUri, sharedInboxUri, statusUri } from '../../federation/uris'
 
 /**
  * The ActivityPub documents of local accounts (docs/federation.md, "Actors"): the actor (a Person as Mastodon
@@ -37,61 +31,6 @@ const PAGE_CACHE = { maxAge: 0, shared: true }
 /** Mastodon's FOLLOW_PER_PAGE and the outbox page size. */
 const FOLLOWS_PER_PAGE = 12
 const OUTBOX_PER_PAGE = 20
-
-const MEDIA_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-}
-const image = (urls: Urls, file: string | null) =>
-  file
-    ? {
-        type: 'Image',
-        mediaType: MEDIA_TYPES[file.split('.').pop()!] ?? 'image/png',
-        url: mediaUrl(urls, file),
-      }
-    : undefined
-
-const midnight = (d: Date) =>
-  new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())).toISOString().replace('.000Z', 'Z')
-
-/** Mastodon's ActorSerializer for a local account; a suspended one keeps its key and shows nothing else. */
-export function renderActor(account: AccountRow, publicKey: string, urls: Urls, localDomain: string) {
-  const id = actorUri(urls, account.username)
-  const suspended = !!account.suspended_at
-  const icon = suspended ? undefined : image(urls, account.avatar_file)
-  const header = suspended ? undefined : image(urls, account.header_file)
-  return {
-    '@context': ACTOR_CONTEXT,
-    id,
-    type: account.bot ? 'Service' : 'Person',
-    following: `${id}/following`,
-    followers: `${id}/followers`,
-    inbox: `${id}/inbox`,
-    outbox: `${id}/outbox`,
-    featured: `${id}/collections/featured`,
-    preferredUsername: account.username,
-    name: suspended ? account.username : account.display_name || account.username,
-    summary: suspended ? '' : textToHtml(account.note),
-    url: profileUrl(urls, account.username),
-    manuallyApprovesFollowers: suspended ? false : account.locked,
-    discoverable: suspended ? false : account.discoverable,
-    indexable: suspended ? false : account.indexable,
-    published: midnight(new Date(account.created_at)),
-    memorial: false,
-    webfinger: `${account.username}@${localDomain}`,
-    publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: publicKey },
-    tag: [],
-    attachment: suspended
-      ? []
-      : account.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: fieldValueHtml(f.value) })),
-    endpoints: { sharedInbox: sharedInboxUri(urls) },
-    ...(icon ? { icon } : {}),
-    ...(header ? { image: header } : {}),
-    ...(suspended ? { suspended: true } : {}),
-  }
-}
 
 /** The local account a federation URL names, or a 404 (also when federation is off). */
 async function accountOf(ctx: AccountsContext, req: Request): Promise<AccountRow> {

@@ -3,10 +3,10 @@ import { HttpError } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import type { AccountRow } from '../../entities/account'
 import type { SignedFetch } from './activity-json'
+import { wantsActivityJson } from './activity-json'
 import { isUrlBlocked } from '../../federation/domain-blocks'
 import { signerOf } from './inbox'
 import { checkSignedRequest, SignatureError } from '../../federation/transport/signatures'
-import { wantsActivityJson } from '../../federation/uris'
 
 /**
  * Secure mode, Mastodon's AUTHORIZED_FETCH (docs/federation.md, "Authorized fetch"): with AUTHORIZED_FETCH on, the

@@ -10,8 +10,8 @@ import * as outbox from '../../outbox/outbox'
 import { findLocalAccount } from '../../users/accounts'
 import type { Federation } from '../transport/client'
 import { domainPolicy } from '../domain-blocks'
-import type { Deliver } from '../outgoing'
-import { renderFollowAnswer } from '../outgoing'
+import type { Deliver } from '../transport/delivery'
+import { renderFollowAnswer } from '../render/activities'
 import {
   announce,
   createRemoteStatus,

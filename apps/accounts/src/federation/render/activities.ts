@@ -1,15 +1,15 @@
-import type { Knex } from '@roost/db'
 import type { AccountRow, Urls } from '../../entities/account'
 import type { StatusRow } from '../../entities/status'
-import { bigintArray } from '../../domain/relationships'
-import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from '../../api/federation/activity-json'
+import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from './contexts'
 import { addressing } from './note'
-import { actorUriOf, followersUriOf, statusUri } from '../uris'
+import { actorUriOf, followersUriOf, instanceActorUri, statusUri } from '../uris'
 
 /**
- * The activities Roost sends about statuses (docs/federation.md, "Posts across servers"), shaped as Mastodon's
- * ActivityPub serializers shape them (ActivitySerializer, UpdateSerializer, DeleteSerializer, UndoAnnounceSerializer,
- * LikeSerializer, UndoLikeSerializer), and who receives them (Mastodon's StatusReachFinder).
+ * The activities Roost sends, shaped as Mastodon's ActivityPub serializers shape them: about statuses
+ * (docs/federation.md, "Posts across servers": ActivitySerializer, UpdateSerializer, DeleteSerializer,
+ * UndoAnnounceSerializer, LikeSerializer, UndoLikeSerializer, VoteService's Create) and about relationships and
+ * reports ("Follows across servers": FollowSerializer, AcceptFollowSerializer, RejectFollowSerializer,
+ * UndoFollowSerializer, BlockSerializer, UndoBlockSerializer, FlagSerializer). Who receives them is audience.ts.
  */
 
 interface Note {
@@ -19,10 +19,6 @@ interface Note {
   to: string[]
   cc: string[]
 }
-
-/** A status's ActivityPub id: a remote one's own, else ours. */
-export const objectUriOf = (urls: Urls, status: Pick<StatusRow, 'id' | 'uri'>, author: AccountRow) =>
-  status.uri ?? statusUri(urls, author.username, status.id)
 
 /** Create of a local post: its id is the Note's `/activity`, as Mastodon's. */
 export const renderCreate = (note: Note, actor: string) => ({
@@ -145,53 +141,89 @@ export const renderVote = (
   }
 }
 
-/** Remote accounts by id (local ones and unknown ids left out). */
-export const remoteAccounts = async (db: Knex, ids: (string | null | undefined)[]): Promise<AccountRow[]> => {
-  const wanted = [...new Set(ids.filter((id): id is string => !!id))]
-  return wanted.length ? db('accounts').whereIn('id', wanted).whereNotNull('domain') : []
-}
+type Actor = Pick<AccountRow, 'username' | 'uri'>
 
-/** The remote followers of a local account. */
-export const remoteFollowers = (db: Knex, accountId: string): Promise<AccountRow[]> =>
-  db('accounts')
-    .join('follows', 'follows.account_id', 'accounts.id')
-    .where('follows.target_account_id', accountId)
-    .whereNotNull('accounts.domain')
-    .select('accounts.*')
+/** The id of a Follow a local account sends (it names the request row it came from). */
+export const followUri = (urls: Urls, actor: Actor, followRequestId: string) =>
+  `${actorUriOf(urls, actor)}#follows/${followRequestId}`
+
+const followObject = (urls: Urls, follower: Actor, followed: Actor, uri: string | null | undefined) => ({
+  ...(uri ? { id: uri } : {}),
+  type: 'Follow',
+  actor: actorUriOf(urls, follower),
+  object: actorUriOf(urls, followed),
+})
+
+export const renderFollow = (urls: Urls, follower: Actor, followed: Actor, uri: string) => ({
+  '@context': AS,
+  ...followObject(urls, follower, followed, uri),
+})
+
+/** Accept or Reject of a Follow `follower` sent to the local `followed`; `key` makes the id unique. */
+export const renderFollowAnswer = (
+  type: 'Accept' | 'Reject',
+  urls: Urls,
+  follower: Actor,
+  followed: Actor,
+  uri: string | null | undefined,
+  key: string,
+) => ({
+  '@context': AS,
+  id: `${actorUriOf(urls, followed)}#${type === 'Accept' ? 'accepts' : 'rejects'}/follows/${key}`,
+  type,
+  actor: actorUriOf(urls, followed),
+  object: followObject(urls, follower, followed, uri),
+})
+
+export const renderUndoFollow = (
+  urls: Urls,
+  follower: Actor,
+  followed: Actor,
+  uri: string | null | undefined,
+  key: string,
+) => ({
+  '@context': AS,
+  id: `${actorUriOf(urls, follower)}#follows/${key}/undo`,
+  type: 'Undo',
+  actor: actorUriOf(urls, follower),
+  object: followObject(urls, follower, followed, uri),
+})
+
+const blockObject = (urls: Urls, blocker: Actor, blocked: Actor, blockId: string) => ({
+  id: `${actorUriOf(urls, blocker)}#blocks/${blockId}`,
+  type: 'Block',
+  actor: actorUriOf(urls, blocker),
+  object: actorUriOf(urls, blocked),
+})
+
+export const renderBlock = (urls: Urls, blocker: Actor, blocked: Actor, blockId: string) => ({
+  '@context': AS,
+  ...blockObject(urls, blocker, blocked, blockId),
+})
+
+export const renderUndoBlock = (urls: Urls, blocker: Actor, blocked: Actor, blockId: string) => ({
+  '@context': AS,
+  id: `${actorUriOf(urls, blocker)}#blocks/${blockId}/undo`,
+  type: 'Undo',
+  actor: actorUriOf(urls, blocker),
+  object: blockObject(urls, blocker, blocked, blockId),
+})
 
 /**
- * Who receives a post's Create, Update or Delete (Mastodon's StatusReachFinder): the author's remote followers
- * unless it is direct, the mentioned remote accounts, and for a public or unlisted post the parent's remote author
- * and the remote accounts that boosted, favourited or answered it.
+ * A report forwarded to the reported account's server (Mastodon's FlagSerializer): sent by the instance actor, so
+ * the reporter stays anonymous there; the object is the account and then the reported posts.
  */
-export async function statusAudience(
-  db: Knex,
-  s: {
-    accountId: string
-    visibility: StatusRow['visibility']
-    mentionedAccountIds: string[]
-    inReplyToAccountId: string | null
-    /** Remote accounts that boosted, favourited or answered it (public and unlisted posts). */
-    reachedAccountIds?: string[]
-  },
-): Promise<AccountRow[]> {
-  const distributable = s.visibility === 'public' || s.visibility === 'unlisted'
-  const named = [
-    ...new Set(
-      [
-        ...s.mentionedAccountIds,
-        ...(distributable ? [s.inReplyToAccountId, ...(s.reachedAccountIds ?? [])] : []),
-      ].filter((id): id is string => !!id),
-    ),
-  ]
-  // The followers and the accounts named, in one statement. One set of ids, not `id IN (…) OR id IN (followers)`:
-  // with the OR, Postgres walked every known account to test each against both (docs/performance.md, "Queries").
-  const ids =
-    s.visibility === 'direct'
-      ? db.raw('SELECT unnest(?::bigint[])', [bigintArray(named)])
-      : db.raw(
-          'SELECT unnest(?::bigint[]) UNION SELECT account_id FROM follows WHERE target_account_id = ?',
-          [bigintArray(named), s.accountId],
-        )
-  return db('accounts').whereNotNull('domain').whereRaw('id IN (?)', [ids]).orderBy('id')
-}
+export const renderFlag = (
+  urls: Urls,
+  reportId: string,
+  comment: string,
+  target: Actor,
+  statusUris: string[],
+) => ({
+  '@context': AS,
+  id: `${urls.base}/reports/${reportId}`,
+  type: 'Flag',
+  actor: instanceActorUri(urls),
+  content: comment,
+  object: [actorUriOf(urls, target), ...statusUris],
+})

@@ -5,7 +5,7 @@ import type { MediaAttachmentRow } from '../../entities/media_attachment'
 import type { StatusRow } from '../../entities/status'
 import { attachmentsOf, renderStatuses } from '../../entities/status'
 import { accountsById } from '../../domain/records'
-import { PUBLIC_COLLECTION } from '../../api/federation/activity-json'
+import { PUBLIC_COLLECTION } from './contexts'
 import { acctOf, actorUriOf, followersUriOf, statusUri, statusUrl } from '../uris'
 
 /**

@@ -6,7 +6,8 @@ import type { Urls } from '../../entities/account'
 import { urlsOf } from '../../entities/account'
 import { instanceKeyPair, localKeyPair } from './keys'
 import { signRequest } from './signatures'
-import { actorUri, instanceActorUri, LD_JSON_ACTIVITYSTREAMS } from '../uris'
+import { LD_JSON_ACTIVITYSTREAMS } from '../render/contexts'
+import { actorUri, instanceActorUri } from '../uris'
 
 /**
  * What federation code needs, in the accounts service and its worker alike (docs/federation.md): the database,
