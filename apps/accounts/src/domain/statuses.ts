@@ -4,7 +4,7 @@ import { forbidden, HttpError, recordNotFound, unprocessable } from '@roost/serv
 import type { AccountRow } from '../entities/account'
 import type { MediaAttachmentRow } from '../entities/media_attachment'
 import type { NewStatusFacts, StatusRow } from '../entities/status'
-import { ANY_MENTION } from '../entities/status'
+import { ANY_MENTION } from '../text/status'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { createPoll } from './polls'

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { ANY_MENTION } from '../entities/status'
+import { ANY_MENTION } from '../text/status'
 import type { Federation } from './transport/client'
 import { resolveAcct } from './remote-accounts'
 

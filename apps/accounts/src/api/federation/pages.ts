@@ -2,16 +2,11 @@ import type { Request, Response } from 'express'
 import { localDomainOf } from '../../config'
 import type { AccountsContext } from '../../context'
 import type { AccountRow, Urls } from '../../entities/account'
-import {
-  escapeHtml,
-  fieldValueHtml,
-  mediaUrl,
-  missingAvatar,
-  textToHtml,
-  urlsOf,
-} from '../../entities/account'
+import { mediaUrl, missingAvatar, urlsOf } from '../../entities/account'
+import { escapeHtml, fieldValueHtml, textToHtml } from '../../text/html'
 import type { StatusRow } from '../../entities/status'
-import { attachmentsOf, statusHtml } from '../../entities/status'
+import { attachmentsOf } from '../../entities/status'
+import { statusHtml } from '../../text/status'
 import type { MediaAttachmentRow } from '../../entities/media_attachment'
 import { parseId } from '../../domain/records'
 import { findLocalAccount } from '../../users/accounts'

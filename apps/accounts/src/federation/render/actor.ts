@@ -1,5 +1,6 @@
 import type { AccountRow, Urls } from '../../entities/account'
-import { fieldValueHtml, mediaUrl, textToHtml } from '../../entities/account'
+import { mediaUrl } from '../../entities/account'
+import { fieldValueHtml, textToHtml } from '../../text/html'
 import { ACTOR_CONTEXT, PUBLIC_COLLECTION } from './contexts'
 import { actorUri, profileUrl, sharedInboxUri } from '../uris'
 
