@@ -115,9 +115,9 @@ export function federationConsumer(
         kind === 'create' ? [] : [...(await interactedRemoteAccounts(fed.db, status)), ...voters],
     })
     if (!audience.length) return
-    const note = (await renderNotes(fed.db, urls, [status])).get(status.id) as Parameters<
-      typeof renderCreate
-    >[0]
+    // Built from the rows this activity's consumers have read (the status with its author, mentions and hashtags)
+    // and the audience's accounts: what the Note needs beyond those is its media, poll and self-replies.
+    const note = (await renderNotes(fed.db, urls, [status], { reads, accounts: audience })).get(status.id)!
     const actor = actorUriOf(urls, author)
     const activity =
       kind === 'create'
