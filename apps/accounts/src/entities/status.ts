@@ -231,7 +231,7 @@ export async function renderStatuses(
       muted: factsOf(s.id).muted,
       bookmarked: factsOf(s.id).bookmarked,
       ...(viewerId === s.account_id ? { pinned: factsOf(s.id).pinned } : {}),
-      // A remote status's text is its HTML, sanitised when it arrived (federation/sanitize.ts).
+      // A remote status's text is its HTML, sanitised when it arrived (federation/inbox/sanitize.ts).
       content: s.uri
         ? s.text
         : statusHtml(s.text, new Map(mentioned.map((a) => [a.username.toLowerCase(), a])), urls),

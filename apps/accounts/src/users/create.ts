@@ -14,7 +14,7 @@ export interface NewUser {
   confirmed?: boolean
   signUpReason?: string | null
   createdByApplicationId?: string | null
-  /** The account's key pair for HTTP signatures; without one it is made on first need (federation/keys.ts). */
+  /** The account's key pair for HTTP signatures; without one it is made on first need (federation/transport/keys.ts). */
   keys?: KeyPair
 }
 

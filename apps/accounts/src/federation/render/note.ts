@@ -245,7 +245,7 @@ const firstSelfReplies = (db: Knex, ids: string[]) =>
 /**
  * A Note's `replies`, as Mastodon's NoteSerializer: a Collection whose first page lists the author's own first
  * replies (URIs) and links on to the rest of them (`min_id`), or, when there are none, to the others' replies
- * (`only_other_accounts`); the pages are served by GET /users/:username/statuses/:id/replies (actors.ts).
+ * (`only_other_accounts`); the pages are served by GET /users/:username/statuses/:id/replies (api/federation/actors.ts).
  */
 export const repliesCollection = (noteId: string, selfReplies: { id: string; uri: string }[]) => ({
   id: `${noteId}/replies`,

@@ -27,7 +27,7 @@ export async function deliverNow(
 ): Promise<'delivered' | 'skipped' | 'refused'> {
   const domain = domainOf(d.inbox)
   if (await isUnavailable(fed.db, domain)) return 'skipped'
-  // Suspended since the job was queued (domain-blocks.ts): dropped, as Mastodon's DeliveryWorker drops it.
+  // Suspended since the job was queued (federation/domain-blocks.ts): dropped, as Mastodon's DeliveryWorker drops it.
   if (await isDomainBlocked(fed.db, domain)) return 'skipped'
   let failure: string
   try {
@@ -82,7 +82,7 @@ export function createDeliver(fed: Federation, queue: Queue, retryBaseMs: number
     const jobs: { name: string; data: Delivery; opts: Record<string, unknown> }[] = []
     for (const inbox of inboxesOf(recipients)) {
       if (await isUnavailable(fed.db, domainOf(inbox))) continue
-      // Nothing goes to a suspended server (domain-blocks.ts).
+      // Nothing goes to a suspended server (federation/domain-blocks.ts).
       if (await isDomainBlocked(fed.db, domainOf(inbox))) continue
       const hash = createHash('sha256').update(inbox).digest('hex').slice(0, 16)
       jobs.push({
