@@ -10,14 +10,14 @@ import type { StatusRow } from '../../entities/status'
 import { accountsById, parseId } from '../../domain/records'
 import { findLocalAccount } from '../../users/accounts'
 import { sendActivityJson, signedFetchOf, wantsActivityJson } from './activity-json'
-import { ACTOR_CONTEXT, AS, NOTE_CONTEXT } from '../../federation/render/contexts'
+import { AS, NOTE_CONTEXT } from '../../federation/render/contexts'
 import { RESTRICTED_ACTOR_FIELDS, signedRequestAccount } from './authorized-fetch'
 import { instanceKeyPair, localKeyPair } from '../../federation/transport/keys'
-import { renderActor } from '../../federation/render/actor'
-import { addressing, renderNotes } from '../../federation/render/note'
-import { renderCreate } from '../../federation/render/activities'
+import { renderActor, renderInstanceActor } from '../../federation/render/actor'
+import { renderNotes } from '../../federation/render/note'
+import { renderCreate, renderOutboxItem } from '../../federation/render/activities'
 import { profilePage, redirectToPage, statusPage } from './pages'
-import { actorUri, followersUriOf, instanceActorUri, sharedInboxUri, statusUri } from '../../federation/uris'
+import { actorUri, instanceActorUri, statusUri } from '../../federation/uris'
 
 /**
  * The ActivityPub documents of local accounts (docs/federation.md, "Actors"): the actor (a Person as Mastodon
@@ -60,26 +60,9 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
 /** GET /actor: the instance actor (an Application, as Mastodon's), whose key signs the server's own fetches. */
 export async function instanceActorDocument(ctx: AccountsContext, _req: Request, res: Response) {
   if (!ctx.config.FEDERATION) throw recordNotFound()
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
-  const id = instanceActorUri(urls)
-  const domain = localDomainOf(ctx.config)
   const keys = await instanceKeyPair(ctx.db)
-  sendActivityJson(
-    res,
-    {
-      '@context': ACTOR_CONTEXT,
-      id,
-      type: 'Application',
-      inbox: sharedInboxUri(urls),
-      outbox: `${id}/outbox`,
-      preferredUsername: domain,
-      url: `${urls.base}/about/more?instance_actor=true`,
-      manuallyApprovesFollowers: true,
-      publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKey },
-      endpoints: { sharedInbox: sharedInboxUri(urls) },
-    },
-    SUMMARY_CACHE,
-  )
+  const actor = renderInstanceActor(urlsOf(ctx.config.PUBLIC_URL), localDomainOf(ctx.config), keys.publicKey)
+  sendActivityJson(res, actor, SUMMARY_CACHE)
 }
 
 /** GET /actor/outbox: the instance actor posts nothing. */
@@ -177,30 +160,12 @@ async function outboxActivities(ctx: AccountsContext, urls: Urls, author: Accoun
         .whereIn('statuses.id', boosted)
         .select('statuses.id', 'accounts.username', 'statuses.uri as status_uri')
     : []
-  const actor = actorUri(urls, author.username)
-  const followers = followersUriOf(urls, author)
-  return rows.flatMap((s): Record<string, unknown>[] => {
-    const id = `${statusUri(urls, author.username, s.id)}/activity`
-    const published = new Date(s.created_at).toISOString()
-    if (s.reblog_of_id) {
-      const original = originals.find((o) => o.id === s.reblog_of_id)
-      if (!original) return []
-      const { to, cc } = addressing(s.visibility, [], followers)
-      return [
-        {
-          id,
-          type: 'Announce',
-          actor,
-          published,
-          to,
-          cc,
-          // A remote post's own id, else ours.
-          object: original.status_uri ?? statusUri(urls, original.username, original.id),
-        },
-      ]
-    }
-    const note = notes.get(s.id) as { to: string[]; cc: string[] }
-    return [{ id, type: 'Create', actor, published, to: note.to, cc: note.cc, object: note }]
+  return rows.flatMap((s) => {
+    if (!s.reblog_of_id) return [renderOutboxItem(urls, author, s, notes.get(s.id)!)]
+    const original = originals.find((o) => o.id === s.reblog_of_id)
+    // A remote post's own id, else ours.
+    const object = original && (original.status_uri ?? statusUri(urls, original.username, original.id))
+    return object ? [renderOutboxItem(urls, author, s, object)] : []
   })
 }
 

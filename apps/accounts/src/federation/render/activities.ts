@@ -1,6 +1,7 @@
 import type { AccountRow, Urls } from '../../entities/account'
 import type { StatusRow } from '../../entities/status'
 import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from './contexts'
+import type { Note } from './note'
 import { addressing } from './note'
 import { actorUriOf, followersUriOf, instanceActorUri, statusUri } from '../uris'
 
@@ -11,14 +12,6 @@ import { actorUriOf, followersUriOf, instanceActorUri, statusUri } from '../uris
  * reports ("Follows across servers": FollowSerializer, AcceptFollowSerializer, RejectFollowSerializer,
  * UndoFollowSerializer, BlockSerializer, UndoBlockSerializer, FlagSerializer). Who receives them is audience.ts.
  */
-
-interface Note {
-  id: string
-  published: string
-  updated?: string
-  to: string[]
-  cc: string[]
-}
 
 /** Create of a local post: its id is the Note's `/activity`, as Mastodon's. */
 export const renderCreate = (note: Note, actor: string) => ({
@@ -48,6 +41,21 @@ export const renderUpdate = (note: Note, actor: string, pollUpdate?: { at: strin
   cc: note.cc,
   object: note,
 })
+
+/**
+ * A post as an item of its author's outbox (Mastodon's OutboxSerializer): the Create of its Note, or, for a boost,
+ * the Announce of the boosted post (`object`, its ActivityPub id); no context of its own (the page has it).
+ */
+export function renderOutboxItem(urls: Urls, author: AccountRow, status: StatusRow, object: Note | string) {
+  const id = `${statusUri(urls, author.username, status.id)}/activity`
+  const actor = actorUriOf(urls, author)
+  const published = new Date(status.created_at).toISOString()
+  if (typeof object === 'string') {
+    const { to, cc } = addressing(status.visibility, [], followersUriOf(urls, author))
+    return { id, type: 'Announce', actor, published, to, cc, object }
+  }
+  return { id, type: 'Create', actor, published, to: object.to, cc: object.cc, object }
+}
 
 /** Delete of a post: a Tombstone of its id, to Public whatever it was (Mastodon's DeleteSerializer). */
 export const renderDelete = (noteId: string, actor: string) => ({

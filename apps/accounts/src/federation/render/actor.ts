@@ -2,7 +2,7 @@ import type { AccountRow, Urls } from '../../entities/account'
 import { mediaUrl } from '../../entities/account'
 import { fieldValueHtml, textToHtml } from '../../text/html'
 import { ACTOR_CONTEXT, PUBLIC_COLLECTION } from './contexts'
-import { actorUri, profileUrl, sharedInboxUri } from '../uris'
+import { actorUri, instanceActorUri, profileUrl, sharedInboxUri } from '../uris'
 
 /** Local accounts as ActivityPub actors (docs/federation.md, "Actors and keys"), built from their row and key. */
 
@@ -58,6 +58,26 @@ export function renderActor(account: AccountRow, publicKey: string, urls: Urls, 
     ...(icon ? { icon } : {}),
     ...(header ? { image: header } : {}),
     ...(suspended ? { suspended: true } : {}),
+  }
+}
+
+/**
+ * The instance actor (`/actor`, an Application named after the domain, as Mastodon's), whose key signs the fetches
+ * the server makes for itself.
+ */
+export function renderInstanceActor(urls: Urls, localDomain: string, publicKey: string) {
+  const id = instanceActorUri(urls)
+  return {
+    '@context': ACTOR_CONTEXT,
+    id,
+    type: 'Application',
+    inbox: sharedInboxUri(urls),
+    outbox: `${id}/outbox`,
+    preferredUsername: localDomain,
+    url: `${urls.base}/about/more?instance_actor=true`,
+    manuallyApprovesFollowers: true,
+    publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: publicKey },
+    endpoints: { sharedInbox: sharedInboxUri(urls) },
   }
 }
 
