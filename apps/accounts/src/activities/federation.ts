@@ -4,7 +4,7 @@ import type { AccountRow } from '../entities/account'
 import { renderActor, renderActorUpdate } from '../federation/render/actor'
 import type { Federation } from '../federation/transport/client'
 import { localKeyPair } from '../federation/transport/keys'
-import type { Deliver } from '../federation/transport/delivery'
+import type { Deliver } from '../federation/transport/delivery-queue'
 import {
   followUri,
   renderAnnounce,

@@ -6,7 +6,7 @@ import { bigintArray } from '../domain/relationships'
 /**
  * Who receives what local accounts do (docs/federation.md, "Posts across servers"): the remote accounts a post's
  * Create, Update or Delete goes to (Mastodon's StatusReachFinder), a boost's followers. Deliveries then go once to
- * each of their inboxes (transport/delivery.ts).
+ * each of their inboxes (transport/delivery-queue.ts).
  */
 
 /** Remote accounts by id (local ones and unknown ids left out). */

@@ -10,7 +10,7 @@ import * as outbox from '../../outbox/outbox'
 import { findLocalAccount } from '../../users/accounts'
 import type { Federation } from '../transport/client'
 import { domainPolicy } from '../domain-blocks'
-import type { Deliver } from '../transport/delivery'
+import type { Deliver } from '../transport/delivery-queue'
 import { renderFollowAnswer } from '../render/activities'
 import {
   announce,
