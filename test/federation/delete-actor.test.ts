@@ -1,6 +1,6 @@
 import { favourite } from '../../apps/accounts/src/domain/favourites'
 import { createStatus } from '../../apps/accounts/src/domain/statuses'
-import { ACTOR_DELETION_BATCH } from '../../apps/accounts/src/federation/process'
+import { ACTOR_DELETION_BATCH } from '../../apps/accounts/src/federation/inbox/process'
 import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { post, signUp } from '../accounts/social/helpers'

@@ -1,7 +1,7 @@
 import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
-import { createDeliver } from '../../apps/accounts/src/federation/outgoing'
+import { createDeliver } from '../../apps/accounts/src/federation/transport/delivery-queue'
 import { startMiniPeer } from './mini-peer'
 import type { MiniPeer } from './mini-peer'
 

@@ -1,4 +1,4 @@
-import { isUnavailable, recordFailure } from '../../apps/accounts/src/federation/delivery-failures'
+import { isUnavailable, recordFailure } from '../../apps/accounts/src/federation/transport/delivery-failures'
 import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'

@@ -1,6 +1,10 @@
 import { createPublicKey } from 'node:crypto'
-import { localKeyPair } from '../../apps/accounts/src/federation/keys'
-import { checkSignedRequest, signRequest, verifiedBy } from '../../apps/accounts/src/federation/signatures'
+import { localKeyPair } from '../../apps/accounts/src/federation/transport/keys'
+import {
+  checkSignedRequest,
+  signRequest,
+  verifiedBy,
+} from '../../apps/accounts/src/federation/transport/signatures'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'

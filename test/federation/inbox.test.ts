@@ -1,6 +1,10 @@
-import { createFederation } from '../../apps/accounts/src/federation/client'
-import { signerOf } from '../../apps/accounts/src/federation/inbox'
-import { checkSignedRequest, signRequest, verifiedBy } from '../../apps/accounts/src/federation/signatures'
+import { createFederation } from '../../apps/accounts/src/federation/transport/client'
+import { signerOf } from '../../apps/accounts/src/api/federation/inbox'
+import {
+  checkSignedRequest,
+  signRequest,
+  verifiedBy,
+} from '../../apps/accounts/src/federation/transport/signatures'
 import { createLogger } from '@roost/service'
 import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'

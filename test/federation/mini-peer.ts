@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createOutboundClient } from '@roost/service'
-import { signRequest } from '../../apps/accounts/src/federation/signatures'
+import { signRequest } from '../../apps/accounts/src/federation/transport/signatures'
 
 /**
  * A minimal ActivityPub server for the inbox and delivery tests: actors with RSA keys served over http:// on

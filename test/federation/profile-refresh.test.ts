@@ -1,6 +1,6 @@
 import { createLogger } from '@roost/service'
-import { createFederation } from '../../apps/accounts/src/federation/client'
-import type { Federation } from '../../apps/accounts/src/federation/client'
+import { createFederation } from '../../apps/accounts/src/federation/transport/client'
+import type { Federation } from '../../apps/accounts/src/federation/transport/client'
 import { refreshStaleAccounts } from '../../apps/accounts/src/federation/refresh'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'

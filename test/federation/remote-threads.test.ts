@@ -1,4 +1,4 @@
-import { MAX_ANCESTORS_FETCHED } from '../../apps/accounts/src/federation/incoming'
+import { MAX_ANCESTORS_FETCHED } from '../../apps/accounts/src/federation/inbox/statuses'
 import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'

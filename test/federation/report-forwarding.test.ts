@@ -1,4 +1,4 @@
-import { checkSignedRequest, verifiedBy } from '../../apps/accounts/src/federation/signatures'
+import { checkSignedRequest, verifiedBy } from '../../apps/accounts/src/federation/transport/signatures'
 import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'

@@ -29,7 +29,7 @@ import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from '.
 import type { AnnouncementRow } from './domain/announcements'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
-import { generateRsaKeyPair } from './federation/keys'
+import { generateRsaKeyPair } from './federation/transport/keys'
 import { createUser } from './domain/users'
 import type { Role } from './domain/moderation'
 import {

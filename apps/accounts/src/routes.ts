@@ -6,8 +6,8 @@ import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
-import { hostMeta } from './federation/host-meta'
-import { nodeinfo, nodeinfoLinks } from './federation/nodeinfo'
+import { hostMeta } from './api/federation/host-meta'
+import { nodeinfo, nodeinfoLinks } from './api/federation/nodeinfo'
 import {
   actorDocument,
   featuredCollection,
@@ -21,10 +21,10 @@ import {
   outboxCollection,
   profileOrActor,
   statusPageOrNote,
-} from './federation/actors'
-import { authorizedFetch } from './federation/authorized-fetch'
-import { inbox } from './federation/inbox'
-import { webfinger } from './federation/webfinger'
+} from './api/federation/actors'
+import { authorizedFetch } from './api/federation/authorized-fetch'
+import { inbox } from './api/federation/inbox'
+import { webfinger } from './api/federation/webfinger'
 import { missingAvatarImage, missingHeaderImage } from './media/defaults'
 import { serveMedia } from './media/storage'
 import { createAccount, listAccounts } from './api/v1/accounts'
@@ -206,7 +206,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/avatars/original/missing.png', missingAvatarImage)
   api.get('/headers/original/missing.png', missingHeaderImage)
 
-  // Federation (federation/; docs/federation.md)
+  // Federation (api/federation/; docs/federation.md)
   api.get('/.well-known/webfinger', on(webfinger))
   api.get('/.well-known/nodeinfo', on(nodeinfoLinks))
   api.get('/nodeinfo/2.0', on(nodeinfo))

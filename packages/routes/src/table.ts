@@ -80,7 +80,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/nodeinfo/2.0', ACCOUNTS, 'none'),
   route('GET', '/@:username', ACCOUNTS, 'none'),
   route('GET', '/@:username/:id', ACCOUNTS, 'none'),
-  // Actors and their collections (apps/accounts/src/federation/actors.ts)
+  // Actors and their collections (apps/accounts/src/api/federation/actors.ts)
   route('GET', '/users/:username', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id/activity', ACCOUNTS, 'none'),
@@ -91,7 +91,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/users/:username/collections/featured', ACCOUNTS, 'none'),
   route('GET', '/actor', ACCOUNTS, 'none'),
   route('GET', '/actor/outbox', ACCOUNTS, 'none'),
-  // Inboxes: signed by the sending server, not by a token (apps/accounts/src/federation/inbox.ts)
+  // Inboxes: signed by the sending server, not by a token (apps/accounts/src/api/federation/inbox.ts)
   route('POST', '/inbox', ACCOUNTS, 'none'),
   route('POST', '/users/:username/inbox', ACCOUNTS, 'none'),
 

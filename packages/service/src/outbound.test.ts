@@ -42,4 +42,19 @@ describe('the outbound client', () => {
     await expect(small.request('GET', `${base}/big`)).rejects.toThrow('is too large')
     small.close()
   })
+
+  it('lets one request take a larger answer, or drop its body, over the same connections', async () => {
+    const client = createOutboundClient({
+      allowHttp: true,
+      allowedPrivateAddresses: '127.0.0.0/8',
+      maxBytes: 1024,
+    })
+    await expect(client.request('GET', `${base}/big`)).rejects.toThrow('is too large')
+    const media = await client.request('GET', `${base}/big`, {}, undefined, { maxBytes: 8192 })
+    expect(media.body).toHaveLength(4096)
+    const dropped = await client.request('GET', `${base}/big`, {}, undefined, { discardBody: true })
+    expect(dropped.status).toBe(200)
+    expect(dropped.body).toHaveLength(0)
+    client.close()
+  })
 })

@@ -4,15 +4,18 @@ import type { AddressGuard } from './address-guard'
 import { createAddressGuard } from './address-guard'
 
 /**
- * Requests to other servers (docs/federation.md, "Outgoing requests"): every new connection goes to an address the
- * guard resolves and vets as the connection opens (so a second DNS answer cannot swap in a private one, and a
- * request on a kept-alive connection makes no DNS query), connections are kept alive per origin, connecting and
- * answering have deadlines, and an answer larger than `maxBytes` is cut off. Redirects are not followed (a 3xx is
- * answered as such).
+ * Requests to other servers, the one HTTP client of every outgoing request: federation's documents and deliveries,
+ * remote media and Web Push (docs/federation.md, "Outgoing requests"; docs/architecture.md). Each process makes one
+ * and sends everything through its one pool of keep-alive connections, per origin. Every new connection goes to an
+ * address the guard resolves and vets as the connection opens (so a second DNS answer cannot swap in a private one,
+ * and a request on a kept-alive connection makes no DNS query), connecting and answering have deadlines, and an
+ * answer larger than `maxBytes` is cut off. Redirects are not followed (a 3xx is answered as such).
  */
 export interface OutboundOptions {
   /** CIDRs of private addresses that may be reached anyway (development and tests). */
   allowedPrivateAddresses?: string
+  /** The address guard to use instead of one made from `allowedPrivateAddresses`. */
+  guard?: AddressGuard
   /** `http://` URLs are refused unless this is set (development and tests). */
   allowHttp?: boolean
   connectTimeoutMs?: number
@@ -20,6 +23,16 @@ export interface OutboundOptions {
   maxBytes?: number
   socketsPerOrigin?: number
   userAgent?: string
+}
+
+/** What one request asks beyond the client's defaults. */
+export interface OutboundRequestOptions {
+  /** The largest answer this request takes (remote media are larger than documents). */
+  maxBytes?: number
+  /** This request's answering deadline. */
+  timeoutMs?: number
+  /** The answer's body is not wanted (a push service's): it is read to the end, whatever its size, and dropped. */
+  discardBody?: boolean
 }
 
 export interface OutboundResponse {
@@ -30,10 +43,11 @@ export interface OutboundResponse {
 
 export class OutboundError extends Error {}
 
+const EMPTY = Buffer.alloc(0)
+
 export function createOutboundClient(options: OutboundOptions = {}) {
-  const guard: AddressGuard = createAddressGuard(options.allowedPrivateAddresses ?? '')
+  const guard: AddressGuard = options.guard ?? createAddressGuard(options.allowedPrivateAddresses ?? '')
   const agents = new Map<string, http.Agent>()
-  const maxBytes = options.maxBytes ?? 1024 * 1024
   const agentFor = (url: URL) => {
     let agent = agents.get(url.origin)
     if (!agent) {
@@ -47,10 +61,12 @@ export function createOutboundClient(options: OutboundOptions = {}) {
   async function request(
     method: 'GET' | 'POST',
     target: string | URL,
-    headers: Record<string, string> = {},
+    headers: Record<string, string | number> = {},
     body?: Buffer | string,
+    per: OutboundRequestOptions = {},
   ): Promise<OutboundResponse> {
     const url = new URL(target)
+    const maxBytes = per.maxBytes ?? options.maxBytes ?? 1024 * 1024
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp))
       throw new OutboundError(`${url.protocol} URLs are not allowed (${url.origin})`)
     await guard.vetLiteral(url.hostname)
@@ -66,9 +82,15 @@ export function createOutboundClient(options: OutboundOptions = {}) {
           headers: { 'User-Agent': options.userAgent ?? 'Roost', ...headers },
           agent: agentFor(url),
           lookup: guard.lookup, // a new connection goes to a vetted address; a kept-alive one looks nothing up
-          timeout: options.requestTimeoutMs ?? 10_000,
+          timeout: per.timeoutMs ?? options.requestTimeoutMs ?? 10_000,
         },
         (res) => {
+          if (per.discardBody) {
+            res.resume() // read, so that the socket goes back to the pool
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: EMPTY }))
+            res.on('error', reject)
+            return
+          }
           const declared = Number(res.headers['content-length'])
           if (declared > maxBytes) {
             res.destroy()

@@ -1,6 +1,6 @@
 import { createReads } from '../../../apps/accounts/src/domain/reads'
 import { mentionedAccounts } from '../../../apps/accounts/src/domain/statuses'
-import { statusAudience } from '../../../apps/accounts/src/federation/status-activities'
+import { statusAudience } from '../../../apps/accounts/src/federation/audience'
 import type { Stack } from '../../stack'
 import { startStack } from '../../stack'
 import type { TestUser } from './helpers'

@@ -1,40 +1,34 @@
 import type { Knex } from '@roost/db'
 import { accountsById } from '../queries/accounts'
 import type { AccountRow } from '../entities/account'
-import { renderActor } from '../federation/actors'
-import { PUBLIC_COLLECTION } from '../federation/activity-json'
-import type { Federation } from '../federation/client'
-import { localKeyPair } from '../federation/keys'
-import type { Deliver } from '../federation/outgoing'
+import { renderActor, renderActorUpdate } from '../federation/render/actor'
+import type { Federation } from '../federation/transport/client'
+import { localKeyPair } from '../federation/transport/keys'
+import type { Deliver } from '../federation/transport/delivery-queue'
 import {
   followUri,
-  renderBlock,
-  renderFollow,
-  renderFlag,
-  renderFollowAnswer,
-  renderUndoBlock,
-  renderUndoFollow,
-} from '../federation/outgoing'
-import { interactedRemoteAccounts, mentionedAccounts } from '../domain/statuses'
-import { renderNotes } from '../federation/notes'
-import {
-  objectUriOf,
-  remoteAccounts,
-  remoteFollowers,
   renderAnnounce,
+  renderBlock,
   renderCreate,
   renderDelete,
+  renderFlag,
+  renderFollow,
+  renderFollowAnswer,
   renderLike,
   renderUndoAnnounce,
+  renderUndoBlock,
+  renderUndoFollow,
   renderUndoLike,
   renderUpdate,
   renderVote,
-  statusAudience,
-} from '../federation/status-activities'
+} from '../federation/render/activities'
+import { interactedRemoteAccounts, mentionedAccounts } from '../domain/statuses'
+import { renderNotes } from '../federation/render/note'
+import { remoteAccounts, remoteFollowers, statusAudience } from '../federation/audience'
 import type { StatusRow } from '../entities/status'
 import type { PollRow } from '../domain/polls'
 import type { ReportRow } from '../domain/reports'
-import { actorUriOf, statusUri } from '../federation/uris'
+import { actorUriOf, objectUriOf, statusUri } from '../federation/uris'
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
@@ -121,9 +115,9 @@ export function federationConsumer(
         kind === 'create' ? [] : [...(await interactedRemoteAccounts(fed.db, status)), ...voters],
     })
     if (!audience.length) return
-    const note = (await renderNotes(fed.db, urls, [status])).get(status.id) as Parameters<
-      typeof renderCreate
-    >[0]
+    // Built from the rows this activity's consumers have read (the status with its author, mentions and hashtags)
+    // and the audience's accounts: what the Note needs beyond those is its media, poll and self-replies.
+    const note = (await renderNotes(fed.db, urls, [status], { reads, accounts: audience })).get(status.id)!
     const actor = actorUriOf(urls, author)
     const activity =
       kind === 'create'
@@ -281,16 +275,8 @@ export function federationConsumer(
       const keys = await localKeyPair(fed.db, account.id)
       const actor = renderActor(account, keys.publicKey, urls, fed.localDomain)
       const version = new Date(account.updated_at ?? Date.now()).getTime()
-      const { '@context': context, ...object } = actor as Record<string, unknown>
       await deliver(
-        {
-          '@context': context,
-          id: `${actor.id}#updates/${version}`,
-          type: 'Update',
-          actor: actor.id,
-          to: [PUBLIC_COLLECTION],
-          object,
-        },
+        renderActorUpdate(actor, version),
         account.id,
         followers,
         `update-${account.id}-${version}`,

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
-import type { Federation } from '../federation/client'
+import type { Federation } from '../federation/transport/client'
 import { domainPolicy } from '../federation/domain-blocks'
 import { storeAttachmentImage } from '../media/attachment'
 import type { MediaStore } from '../media/storage'

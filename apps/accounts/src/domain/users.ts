@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { KeyPair } from '../federation/keys'
+import type { KeyPair } from '../federation/transport/keys'
 import * as outbox from '../outbox/outbox'
 
 export interface NewUser {
@@ -17,7 +17,7 @@ export interface NewUser {
   confirmed?: boolean
   signUpReason?: string | null
   createdByApplicationId?: string | null
-  /** The account's key pair for HTTP signatures; without one it is made on first need (federation/keys.ts). */
+  /** The account's key pair for HTTP signatures; without one it is made on first need (federation/transport/keys.ts). */
   keys?: KeyPair
 }
 

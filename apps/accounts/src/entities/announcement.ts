@@ -2,7 +2,7 @@ import type { Knex } from '@roost/db'
 import type { AnnouncementRow } from '../domain/announcements'
 import type { AccountRow, Urls } from './account'
 import { extractHashtags, normalizeTag } from '../text/hashtags'
-import { MENTION, statusHtml } from './status'
+import { MENTION, statusHtml } from '../text/status'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 

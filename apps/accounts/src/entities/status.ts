@@ -2,13 +2,13 @@ import type { Knex } from '@roost/db'
 import { activeFilters, matchFilters } from '../queries/filters'
 import { accountsById } from '../queries/accounts'
 import { bigintArray } from '../queries/sql'
-import { HASHTAG, normalizeTag } from '../text/hashtags'
 import type { AccountRow, Urls } from './account'
-import { escapeHtml, renderAccount } from './account'
+import { renderAccount } from './account'
 import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
 import { renderFilterResult } from './filter'
 import { pollsOf } from './poll'
+import { statusHtml } from '../text/status'
 
 export interface StatusRow {
   id: string
@@ -31,48 +31,6 @@ export interface StatusRow {
   uri?: string | null
   url?: string | null
   created_at: Date
-}
-
-/** `@username` (local) as Mastodon writes it; a preceding word character or '/' means no match. */
-export const MENTION = /(?<![\w@/])@([a-z0-9_]{1,30})(?![\w@])/gi
-
-/**
- * `@username` or `@username@host` (a remote account; the host may carry a port), as Mastodon's Account::MENTION_RE
- * finds them (docs/federation.md, "Mentions of remote accounts").
- */
-export const ANY_MENTION =
-  /(?<![\w@/])@([a-z0-9_]{1,30})(?:@([a-z0-9-]+(?:\.[a-z0-9-]+)*(?::\d{1,5})?))?(?![\w@])/gi
-
-/** A mentioned account's key in `statusHtml`: `username` (local) or `username@domain`, lower case. */
-const mentionKey = (a: Pick<AccountRow, 'username' | 'domain'>) =>
-  (a.domain ? `${a.username}@${a.domain}` : a.username).toLowerCase()
-
-/**
- * The status text as Mastodon's HTML: paragraphs, line breaks, links for the mentioned accounts (`mentioned`'s
- * values; remote ones link to their profile on their server) and hashtags.
- */
-export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: Urls): string {
-  if (!text) return ''
-  const byKey = new Map([...mentioned.values()].map((a) => [mentionKey(a), a]))
-  const linkify = (line: string) =>
-    escapeHtml(line)
-      .replace(ANY_MENTION, (whole, name: string, domain: string | undefined) => {
-        const account = byKey.get((domain ? `${name}@${domain}` : name).toLowerCase())
-        if (!account) return whole
-        const href = account.domain
-          ? escapeHtml(account.url && /^https?:\/\//.test(account.url) ? account.url : (account.uri ?? ''))
-          : `${urls.base}/@${account.username}`
-        return `<span class="h-card" translate="no"><a href="${href}" class="u-url mention">@<span>${account.username}</span></a></span>`
-      })
-      .replace(
-        HASHTAG,
-        (_whole, tag: string) =>
-          `<a href="${urls.base}/tags/${encodeURIComponent(normalizeTag(tag))}" class="mention hashtag" rel="tag">#<span>${tag}</span></a>`,
-      )
-  return text
-    .split(/\n{2,}/)
-    .map((p) => `<p>${p.split('\n').map(linkify).join('<br />')}</p>`)
-    .join('')
 }
 
 /**
@@ -273,7 +231,7 @@ export async function renderStatuses(
       muted: factsOf(s.id).muted,
       bookmarked: factsOf(s.id).bookmarked,
       ...(viewerId === s.account_id ? { pinned: factsOf(s.id).pinned } : {}),
-      // A remote status's text is its HTML, sanitised when it arrived (federation/sanitize.ts).
+      // A remote status's text is its HTML, sanitised when it arrived (federation/inbox/sanitize.ts).
       content: s.uri
         ? s.text
         : statusHtml(s.text, new Map(mentioned.map((a) => [a.username.toLowerCase(), a])), urls),

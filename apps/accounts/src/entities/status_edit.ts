@@ -6,7 +6,8 @@ import { renderAccount } from './account'
 import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
 import type { StatusRow } from './status'
-import { attachmentsOf, statusHtml } from './status'
+import { attachmentsOf } from './status'
+import { statusHtml } from '../text/status'
 
 /**
  * Mastodon's StatusEdit entity for each version of a status, oldest first. A status never edited has one version:

@@ -1,6 +1,6 @@
 import type { AccountRow } from '../entities/account'
 import { urlsOf } from '../entities/account'
-import { ANY_MENTION, statusHtml } from '../entities/status'
+import { ANY_MENTION, statusHtml } from '../text/status'
 
 // Remote mentions in a status's text (docs/federation.md, "Mentions of remote accounts").
 const found = (text: string) => [...text.matchAll(ANY_MENTION)].map((m) => [m[1], m[2]])

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
-import { ANY_MENTION } from '../entities/status'
-import type { Federation } from './client'
+import { ANY_MENTION } from '../text/status'
+import type { Federation } from './transport/client'
 import { resolveAcct } from './remote-accounts'
 
 /** How long a status's post waits for its remote mentions to resolve, in all (Mastodon's resolve has a timeout). */

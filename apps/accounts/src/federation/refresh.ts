@@ -1,4 +1,4 @@
-import type { Federation } from './client'
+import type { Federation } from './transport/client'
 import { resolveActor } from './remote-accounts'
 
 /** Remote profiles refreshed per round at most, per worker process (a round a minute). */

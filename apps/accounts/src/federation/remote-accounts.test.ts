@@ -1,5 +1,5 @@
 import type { AccountRow } from '../entities/account'
-import { inboxesOf } from './outgoing'
+import { inboxesOf } from './transport/delivery-queue'
 import { htmlToText, parseAcct, parseActor, RemoteAccountError } from './remote-accounts'
 
 const actor = (over: Record<string, unknown> = {}) => ({

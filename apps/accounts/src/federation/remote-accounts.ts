@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { AccountRow } from '../entities/account'
-import type { Federation } from './client'
-import { FetchError } from './client'
+import type { Federation } from './transport/client'
+import { FetchError } from './transport/client'
 import { domainBlockFor, isDomainBlocked, isUrlBlocked } from './domain-blocks'
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import type { Params } from '@roost/service'
 import type { AccountsConfig } from '../config'
-import { generateRsaKeyPair } from '../federation/keys'
+import { generateRsaKeyPair } from '../federation/transport/keys'
 import { createUser } from '../domain/users'
 import { hashPassword } from './passwords'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'

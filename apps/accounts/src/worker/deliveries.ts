@@ -2,9 +2,9 @@ import { DelayedError } from 'bullmq'
 import { Counter } from 'prom-client'
 import type { Registry } from 'prom-client'
 import { delivery, processor } from '@roost/events'
-import type { Federation } from '../federation/client'
-import { deliverNow } from '../federation/delivery'
-import type { HostSlots } from '../federation/host-slots'
+import type { Federation } from '../federation/transport/client'
+import { deliverNow } from '../federation/transport/delivery'
+import type { HostSlots } from '../federation/transport/host-slots'
 import { domainOf } from '../federation/remote-accounts'
 
 /** A delivery to a host with every slot taken waits this long (up to twice, jittered) before trying again. */

@@ -1,9 +1,9 @@
 import type { Knex } from '@roost/db'
 import { inboxActivity, processor } from '@roost/events'
-import type { Federation } from '../federation/client'
+import type { Federation } from '../federation/transport/client'
 import { isDomainBlocked } from '../federation/domain-blocks'
-import type { Deliver } from '../federation/outgoing'
-import { processActivity } from '../federation/process'
+import type { Deliver } from '../federation/transport/delivery-queue'
+import { processActivity } from '../federation/inbox/process'
 
 /**
  * The `inbox` queue's processor: an activity from another server, its signature verified by the inbox

@@ -9,7 +9,7 @@ import { renderTags } from '../../entities/tag'
 import { parseId } from '../../domain/records'
 import { searchHashtags, searchStatuses, statusByUrl } from '../../domain/search'
 import { findVisibleStatus } from '../../domain/statuses'
-import { resolveStatusUrl } from '../../federation/incoming'
+import { resolveStatusUrl } from '../../federation/inbox/statuses'
 import { optionalUser } from '../../users/current'
 import { readOffset, searchAccounts } from '../v1/accounts/search'
 

@@ -1,17 +1,17 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
-import { blockedDomains, domainBlockCovers } from '../queries/relationships'
-import { unfavourite } from '../domain/favourites'
-import * as relationships from '../domain/relationships'
-import { deleteStatus } from '../domain/statuses'
-import type { StatusRow } from '../entities/status'
-import type { FollowRequestRow } from '../domain/relationships'
-import * as outbox from '../outbox/outbox'
-import { findLocalAccount } from '../queries/accounts'
-import type { Federation } from './client'
-import { domainPolicy } from './domain-blocks'
-import type { Deliver } from './outgoing'
-import { renderFollowAnswer } from './outgoing'
+import type { AccountRow } from '../../entities/account'
+import { blockedDomains, domainBlockCovers } from '../../queries/relationships'
+import { unfavourite } from '../../domain/favourites'
+import * as relationships from '../../domain/relationships'
+import { deleteStatus } from '../../domain/statuses'
+import type { StatusRow } from '../../entities/status'
+import type { FollowRequestRow } from '../../domain/relationships'
+import * as outbox from '../../outbox/outbox'
+import { findLocalAccount } from '../../queries/accounts'
+import type { Federation } from '../transport/client'
+import { domainPolicy } from '../domain-blocks'
+import type { Deliver } from '../transport/delivery-queue'
+import { renderFollowAnswer } from '../render/activities'
 import {
   announce,
   createRemoteStatus,
@@ -24,14 +24,14 @@ import {
   sameHost,
   undoStatusActivity,
   updateRemoteStatus,
-} from './incoming'
-import { RemoteAccountError, storeActor } from './remote-accounts'
+} from './statuses'
+import { RemoteAccountError, storeActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 
 /**
  * What an activity from another server does (docs/federation.md, "Inboxes"), run by the accounts worker on the
  * `inbox` queue once the inbox has verified who signed it. As Mastodon's ActivityPub::Activity::* classes for
- * Follow, Accept, Reject, Undo, Block, Update and Delete (of the actor), and, with incoming.ts, Create, Update and
+ * Follow, Accept, Reject, Undo, Block, Update and Delete (of the actor), and, with statuses.ts, Create, Update and
  * Delete of statuses, Announce, Like, their Undo, and Flag; other types are ignored.
  * Every change goes through the same domain functions as the client API, marked `fromPeer`.
  */
@@ -250,7 +250,7 @@ async function block(fed: Federation, signer: AccountRow, activity: Record<strin
 
 /**
  * Mastodon's Create: a Note (Question, Article, Page) of the signer, embedded or fetched once by its URI
- * (incoming.ts); the object's `attributedTo` must be the signer.
+ * (statuses.ts); the object's `attributedTo` must be the signer.
  */
 async function create(fed: Federation, signer: AccountRow, object: unknown) {
   const uri = idOf(object)
@@ -266,7 +266,7 @@ async function create(fed: Federation, signer: AccountRow, object: unknown) {
   await createRemoteStatus(fed, signer, note)
 }
 
-/** Update of a Note of the signer (incoming.ts), or of the actor itself: its profile is stored again. */
+/** Update of a Note of the signer (statuses.ts), or of the actor itself: its profile is stored again. */
 async function update(fed: Federation, signer: AccountRow, object: unknown) {
   if (isNoteLike(object)) return updateRemoteStatus(fed, signer, object)
   if (!object || typeof object !== 'object' || idOf(object) !== signer.uri) return

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import type { AccountsContext } from '../context'
+import type { AccountsContext } from '../../context'
 
 /**
  * GET /.well-known/host-meta (RFC 6415): an XRD whose one link tells clients and servers where WebFinger answers.

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
-import type { AccountsContext } from '../context'
-import { urlsOf } from '../entities/account'
-import { visibleLocalAccounts } from '../queries/accounts'
+import type { AccountsContext } from '../../context'
+import { urlsOf } from '../../entities/account'
+import { visibleLocalAccounts } from '../../queries/accounts'
 
 /** Roost's own version, as NodeInfo reports it (the API version clients see is in /api/v2/instance). */
 export const ROOST_VERSION = '0.1.0'

@@ -1,12 +1,13 @@
 import type { Knex } from '@roost/db'
 import type { Logger, OutboundClient, OutboundResponse } from '@roost/service'
 import { createOutboundClient, OutboundError } from '@roost/service'
-import { localDomainOf } from '../config'
-import type { Urls } from '../entities/account'
-import { urlsOf } from '../entities/account'
+import { localDomainOf } from '../../config'
+import type { Urls } from '../../entities/account'
+import { urlsOf } from '../../entities/account'
 import { instanceKeyPair, localKeyPair } from './keys'
 import { signRequest } from './signatures'
-import { actorUri, instanceActorUri, LD_JSON_ACTIVITYSTREAMS } from './uris'
+import { LD_JSON_ACTIVITYSTREAMS } from '../render/contexts'
+import { actorUri, instanceActorUri } from '../uris'
 
 /**
  * What federation code needs, in the accounts service and its worker alike (docs/federation.md): the database,
@@ -68,15 +69,10 @@ export function createFederation(options: {
     allowedPrivateAddresses: config.FEDERATION_ALLOW_HTTP ? PRIVATE_RANGES : '',
     userAgent: `Roost (+${urls.base}/)`,
   }
+  // One client, one pool of connections, for documents, deliveries and media alike: a server's media come over the
+  // connections its documents opened. Media are larger and slower than documents: their own size and deadline.
   const client = options.client ?? createOutboundClient(clientOptions)
-  // Media is larger than any document: its own client, made on first use (only the worker fetches media).
-  let mediaClient: OutboundClient | undefined
-  const media = () =>
-    (mediaClient ??= createOutboundClient({
-      ...clientOptions,
-      maxBytes: config.REMOTE_MEDIA_MAX_BYTES ?? 16 * 1024 * 1024,
-      requestTimeoutMs: 30_000,
-    }))
+  const media = { maxBytes: config.REMOTE_MEDIA_MAX_BYTES ?? 16 * 1024 * 1024, timeoutMs: 30_000 }
 
   const readJson = (url: string, res: OutboundResponse) => {
     if (res.status < 200 || res.status > 299)
@@ -91,10 +87,9 @@ export function createFederation(options: {
       throw new FetchError(`${url} did not answer a JSON object`)
     return json as Record<string, unknown>
   }
-  const send = async (...args: Parameters<OutboundClient['request']>) => sendWith(client, ...args)
-  const sendWith = async (through: OutboundClient, ...args: Parameters<OutboundClient['request']>) => {
+  const send = async (...args: Parameters<OutboundClient['request']>) => {
     try {
-      return await through.request(...args)
+      return await client.request(...args)
     } catch (err) {
       if (err instanceof OutboundError) throw new FetchError(err.message)
       throw new FetchError(`${String(args[1])}: ${(err as Error).message}`)
@@ -127,7 +122,7 @@ export function createFederation(options: {
       return readJson(url, await send('GET', url, { Accept: 'application/jrd+json, application/json' }))
     },
     async fetchMedia(url) {
-      const res = await sendWith(media(), 'GET', url, { Accept: '*/*' })
+      const res = await send('GET', url, { Accept: '*/*' }, undefined, media)
       if (res.status < 200 || res.status > 299)
         throw new FetchError(`${url} answered ${res.status}`, res.status)
       return res.body
@@ -138,9 +133,6 @@ export function createFederation(options: {
       const signed = signRequest({ method: 'POST', url: target, body, keyId, privateKey: keys.privateKey })
       return send('POST', target, { 'Content-Type': 'application/activity+json', ...signed }, body)
     },
-    close: () => {
-      client.close()
-      mediaClient?.close()
-    },
+    close: () => client.close(),
   }
 }

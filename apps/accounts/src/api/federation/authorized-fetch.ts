@@ -1,12 +1,12 @@
 import type { Request, Response } from 'express'
 import { Forbidden, Unauthenticated } from '@roost/errors'
-import type { AccountsContext } from '../context'
-import type { AccountRow } from '../entities/account'
+import type { AccountsContext } from '../../context'
+import type { AccountRow } from '../../entities/account'
 import type { SignedFetch } from './activity-json'
-import { isUrlBlocked } from './domain-blocks'
+import { wantsActivityJson } from './activity-json'
+import { isUrlBlocked } from '../../federation/domain-blocks'
 import { signerOf } from './inbox'
-import { checkSignedRequest, SignatureError } from './signatures'
-import { wantsActivityJson } from './uris'
+import { checkSignedRequest, SignatureError } from '../../federation/transport/signatures'
 
 /**
  * Secure mode, Mastodon's AUTHORIZED_FETCH (docs/federation.md, "Authorized fetch"): with AUTHORIZED_FETCH on, the

@@ -2,28 +2,22 @@ import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { collectionParams, readParams, repliesParams } from '@roost/routes'
 import { Forbidden, NotFound, Unauthenticated } from '@roost/errors'
-import { localDomainOf } from '../config'
-import type { AccountsContext } from '../context'
-import type { AccountRow, Urls } from '../entities/account'
-import { fieldValueHtml, mediaUrl, textToHtml, urlsOf } from '../entities/account'
-import type { StatusRow } from '../entities/status'
-import { parseId } from '../domain/records'
-import { accountsById, findLocalAccount } from '../queries/accounts'
-import { ACTOR_CONTEXT, AS, NOTE_CONTEXT, sendActivityJson, signedFetchOf } from './activity-json'
+import { localDomainOf } from '../../config'
+import type { AccountsContext } from '../../context'
+import type { AccountRow, Urls } from '../../entities/account'
+import { urlsOf } from '../../entities/account'
+import type { StatusRow } from '../../entities/status'
+import { parseId } from '../../domain/records'
+import { accountsById, findLocalAccount } from '../../queries/accounts'
+import { sendActivityJson, signedFetchOf, wantsActivityJson } from './activity-json'
+import { AS, NOTE_CONTEXT } from '../../federation/render/contexts'
 import { RESTRICTED_ACTOR_FIELDS, signedRequestAccount } from './authorized-fetch'
-import { instanceKeyPair, localKeyPair } from './keys'
-import { addressing, renderNotes } from './notes'
-import { renderCreate } from './status-activities'
+import { instanceKeyPair, localKeyPair } from '../../federation/transport/keys'
+import { renderActor, renderInstanceActor } from '../../federation/render/actor'
+import { renderNotes } from '../../federation/render/note'
+import { renderCreate, renderOutboxItem } from '../../federation/render/activities'
 import { profilePage, redirectToPage, statusPage } from './pages'
-import {
-  actorUri,
-  followersUriOf,
-  instanceActorUri,
-  profileUrl,
-  sharedInboxUri,
-  statusUri,
-  wantsActivityJson,
-} from './uris'
+import { actorUri, instanceActorUri, statusUri } from '../../federation/uris'
 
 /**
  * The ActivityPub documents of local accounts (docs/federation.md, "Actors"): the actor (a Person as Mastodon
@@ -37,61 +31,6 @@ const PAGE_CACHE = { maxAge: 0, shared: true }
 /** Mastodon's FOLLOW_PER_PAGE and the outbox page size. */
 const FOLLOWS_PER_PAGE = 12
 const OUTBOX_PER_PAGE = 20
-
-const MEDIA_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-}
-const image = (urls: Urls, file: string | null) =>
-  file
-    ? {
-        type: 'Image',
-        mediaType: MEDIA_TYPES[file.split('.').pop()!] ?? 'image/png',
-        url: mediaUrl(urls, file),
-      }
-    : undefined
-
-const midnight = (d: Date) =>
-  new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())).toISOString().replace('.000Z', 'Z')
-
-/** Mastodon's ActorSerializer for a local account; a suspended one keeps its key and shows nothing else. */
-export function renderActor(account: AccountRow, publicKey: string, urls: Urls, localDomain: string) {
-  const id = actorUri(urls, account.username)
-  const suspended = !!account.suspended_at
-  const icon = suspended ? undefined : image(urls, account.avatar_file)
-  const header = suspended ? undefined : image(urls, account.header_file)
-  return {
-    '@context': ACTOR_CONTEXT,
-    id,
-    type: account.bot ? 'Service' : 'Person',
-    following: `${id}/following`,
-    followers: `${id}/followers`,
-    inbox: `${id}/inbox`,
-    outbox: `${id}/outbox`,
-    featured: `${id}/collections/featured`,
-    preferredUsername: account.username,
-    name: suspended ? account.username : account.display_name || account.username,
-    summary: suspended ? '' : textToHtml(account.note),
-    url: profileUrl(urls, account.username),
-    manuallyApprovesFollowers: suspended ? false : account.locked,
-    discoverable: suspended ? false : account.discoverable,
-    indexable: suspended ? false : account.indexable,
-    published: midnight(new Date(account.created_at)),
-    memorial: false,
-    webfinger: `${account.username}@${localDomain}`,
-    publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: publicKey },
-    tag: [],
-    attachment: suspended
-      ? []
-      : account.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: fieldValueHtml(f.value) })),
-    endpoints: { sharedInbox: sharedInboxUri(urls) },
-    ...(icon ? { icon } : {}),
-    ...(header ? { image: header } : {}),
-    ...(suspended ? { suspended: true } : {}),
-  }
-}
 
 /** The local account a federation URL names, or a 404 (also when federation is off). */
 async function accountOf(ctx: AccountsContext, req: Request): Promise<AccountRow> {
@@ -121,26 +60,9 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
 /** GET /actor: the instance actor (an Application, as Mastodon's), whose key signs the server's own fetches. */
 export async function instanceActorDocument(ctx: AccountsContext, _req: Request, res: Response) {
   if (!ctx.config.FEDERATION) throw new NotFound()
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
-  const id = instanceActorUri(urls)
-  const domain = localDomainOf(ctx.config)
   const keys = await instanceKeyPair(ctx.db)
-  sendActivityJson(
-    res,
-    {
-      '@context': ACTOR_CONTEXT,
-      id,
-      type: 'Application',
-      inbox: sharedInboxUri(urls),
-      outbox: `${id}/outbox`,
-      preferredUsername: domain,
-      url: `${urls.base}/about/more?instance_actor=true`,
-      manuallyApprovesFollowers: true,
-      publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys.publicKey },
-      endpoints: { sharedInbox: sharedInboxUri(urls) },
-    },
-    SUMMARY_CACHE,
-  )
+  const actor = renderInstanceActor(urlsOf(ctx.config.PUBLIC_URL), localDomainOf(ctx.config), keys.publicKey)
+  sendActivityJson(res, actor, SUMMARY_CACHE)
 }
 
 /** GET /actor/outbox: the instance actor posts nothing. */
@@ -238,30 +160,12 @@ async function outboxActivities(ctx: AccountsContext, urls: Urls, author: Accoun
         .whereIn('statuses.id', boosted)
         .select('statuses.id', 'accounts.username', 'statuses.uri as status_uri')
     : []
-  const actor = actorUri(urls, author.username)
-  const followers = followersUriOf(urls, author)
-  return rows.flatMap((s): Record<string, unknown>[] => {
-    const id = `${statusUri(urls, author.username, s.id)}/activity`
-    const published = new Date(s.created_at).toISOString()
-    if (s.reblog_of_id) {
-      const original = originals.find((o) => o.id === s.reblog_of_id)
-      if (!original) return []
-      const { to, cc } = addressing(s.visibility, [], followers)
-      return [
-        {
-          id,
-          type: 'Announce',
-          actor,
-          published,
-          to,
-          cc,
-          // A remote post's own id, else ours.
-          object: original.status_uri ?? statusUri(urls, original.username, original.id),
-        },
-      ]
-    }
-    const note = notes.get(s.id) as { to: string[]; cc: string[] }
-    return [{ id, type: 'Create', actor, published, to: note.to, cc: note.cc, object: note }]
+  return rows.flatMap((s) => {
+    if (!s.reblog_of_id) return [renderOutboxItem(urls, author, s, notes.get(s.id)!)]
+    const original = originals.find((o) => o.id === s.reblog_of_id)
+    // A remote post's own id, else ours.
+    const object = original && (original.status_uri ?? statusUri(urls, original.username, original.id))
+    return object ? [renderOutboxItem(urls, author, s, object)] : []
   })
 }
 

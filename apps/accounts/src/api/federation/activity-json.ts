@@ -1,40 +1,5 @@
-import type { Response } from 'express'
-import type { AccountRow } from '../entities/account'
-
-/** The JSON-LD contexts Roost's documents use, as Mastodon's (its ActivityPub::Adapter). */
-export const AS = 'https://www.w3.org/ns/activitystreams'
-export const SECURITY = 'https://w3id.org/security/v1'
-export const PUBLIC_COLLECTION = 'https://www.w3.org/ns/activitystreams#Public'
-
-export const ACTOR_CONTEXT = [
-  AS,
-  SECURITY,
-  {
-    manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
-    toot: 'http://joinmastodon.org/ns#',
-    featured: { '@id': 'toot:featured', '@type': '@id' },
-    alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' },
-    movedTo: { '@id': 'as:movedTo', '@type': '@id' },
-    schema: 'http://schema.org#',
-    PropertyValue: 'schema:PropertyValue',
-    value: 'schema:value',
-    discoverable: 'toot:discoverable',
-    suspended: 'toot:suspended',
-    memorial: 'toot:memorial',
-    indexable: 'toot:indexable',
-  },
-]
-
-export const NOTE_CONTEXT = [
-  AS,
-  {
-    sensitive: 'as:sensitive',
-    Hashtag: 'as:Hashtag',
-    toot: 'http://joinmastodon.org/ns#',
-    blurhash: 'toot:blurhash',
-    votersCount: 'toot:votersCount',
-  },
-]
+import type { Request, Response } from 'express'
+import type { AccountRow } from '../../entities/account'
 
 /** How secure mode (AUTHORIZED_FETCH, authorized-fetch.ts) saw the request being answered. */
 export interface SignedFetch {
@@ -64,3 +29,25 @@ export function sendActivityJson(res: Response, body: unknown, cache: { maxAge: 
     .set('Vary', signedFetch.on ? 'Accept, Signature' : 'Accept')
     .send(JSON.stringify(body))
 }
+
+/**
+ * Whether a request asks for the ActivityPub document rather than the HTML page: `application/activity+json`,
+ * `application/ld+json` (Mastodon accepts it whatever its profile) or plain `application/json` preferred over
+ * HTML, as Rails' content negotiation does for Mastodon's `format.json`.
+ */
+export function wantsActivityJson(req: Request): boolean {
+  // Parsed here rather than with req.accepts: its negotiator matches `application/ld+json; profile="…"` only
+  // against an offer with the very same profile.
+  let html = 0
+  let json = 0
+  for (const part of (req.get('Accept') ?? '').split(',')) {
+    const [type = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase())
+    const q = params.find((p) => p.startsWith('q='))
+    const weight = q ? Number(q.slice(2)) || 0 : 1
+    if (JSON_TYPES.has(type)) json = Math.max(json, weight)
+    else if (type === 'text/html') html = Math.max(html, weight)
+  }
+  return json > 0 && json >= html
+}
+
+const JSON_TYPES = new Set(['application/activity+json', 'application/ld+json', 'application/json'])

@@ -2,8 +2,8 @@ import { UnrecoverableError } from 'bullmq'
 import type { Delivery } from '@roost/events'
 import type { Federation } from './client'
 import { heardFrom, isUnavailable, recordFailure } from './delivery-failures'
-import { isDomainBlocked } from './domain-blocks'
-import { domainOf } from './remote-accounts'
+import { isDomainBlocked } from '../domain-blocks'
+import { domainOf } from '../remote-accounts'
 
 /**
  * One delivery attempt (Mastodon's ActivityPub::DeliveryWorker): nothing is sent to a host marked unavailable

@@ -1,0 +1,38 @@
+/** The JSON-LD contexts Roost's documents use, as Mastodon's (its ActivityPub::Adapter). */
+export const AS = 'https://www.w3.org/ns/activitystreams'
+export const SECURITY = 'https://w3id.org/security/v1'
+export const PUBLIC_COLLECTION = 'https://www.w3.org/ns/activitystreams#Public'
+
+export const ACTOR_CONTEXT = [
+  AS,
+  SECURITY,
+  {
+    manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
+    toot: 'http://joinmastodon.org/ns#',
+    featured: { '@id': 'toot:featured', '@type': '@id' },
+    alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' },
+    movedTo: { '@id': 'as:movedTo', '@type': '@id' },
+    schema: 'http://schema.org#',
+    PropertyValue: 'schema:PropertyValue',
+    value: 'schema:value',
+    discoverable: 'toot:discoverable',
+    suspended: 'toot:suspended',
+    memorial: 'toot:memorial',
+    indexable: 'toot:indexable',
+  },
+]
+
+export const NOTE_CONTEXT = [
+  AS,
+  {
+    sensitive: 'as:sensitive',
+    Hashtag: 'as:Hashtag',
+    toot: 'http://joinmastodon.org/ns#',
+    blurhash: 'toot:blurhash',
+    votersCount: 'toot:votersCount',
+  },
+]
+
+/** MIME types of ActivityPub documents; either in `Accept` asks for JSON rather than a page. */
+export const ACTIVITY_JSON = 'application/activity+json'
+export const LD_JSON_ACTIVITYSTREAMS = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
