@@ -2,7 +2,7 @@ import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
 import { pageParams, readParams } from '@roost/routes'
-import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, paramText, readPage } from '@roost/service'
+import { DEFAULT_ACCOUNTS_LIMIT, paramText, readPage, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import type { AccountRow } from '../../entities/account'
 import { renderAccount, urlsOf } from '../../entities/account'
@@ -23,17 +23,13 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
   const rows = query ? await paginate<T>(query, pageColumn, page) : []
-  const limit = paramText(p.limit)
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.page_id } : undefined,
-      prev: rows.length ? { since_id: rows[0]!.page_id } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.page_id,
+    next: 'when-full',
+    prev: 'since_id',
+    kept: { limit: paramText(p.limit) },
+  })
   const urls = urlsOf(ctx.config.PUBLIC_URL)
   res.json(rows.map((row) => ({ ...renderAccount(row, urls), ...extra(row) })))
 }

@@ -6,7 +6,7 @@ import {
   suggestionsParams,
   trendsParams,
 } from '@roost/routes'
-import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, paramText, readPage, recordNotFound } from '@roost/service'
+import { DEFAULT_ACCOUNTS_LIMIT, paramText, readPage, recordNotFound, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import type { Urls } from '../../entities/account'
 import { renderAccount, urlsOf } from '../../entities/account'
@@ -31,20 +31,7 @@ import { tagNamed } from './tags'
 
 /** Trends, suggestions, the directory and featured tags (docs/discovery.md). */
 
-/** Offset paging of trends: Link next when the page is full, prev when the offset is past the first page. */
-function trendsLink(ctx: AccountsContext, req: Request, limit: number, offset: number, count: number) {
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit: paramText(req.query.limit) },
-    {
-      next: count > 0 && count === limit ? { offset: String(offset + limit) } : undefined,
-      prev: offset > limit ? { offset: String(offset - limit) } : undefined,
-    },
-  )
-  return link
-}
-
+/** A trends page's limit and offset: trends page by offset, not by id. */
 function trendsPage(req: Request, defaultLimit: number) {
   const p = readParams(req, trendsParams)
   return { limit: readPage(p, defaultLimit).limit, offset: readOffset(p.offset) }
@@ -55,8 +42,12 @@ export async function trendTags(ctx: AccountsContext, req: Request, res: Respons
   const viewer = await optionalUser(ctx, req)
   const { limit, offset } = trendsPage(req, 10)
   const rows = await trendingTags(ctx.db, limit, offset)
-  const link = trendsLink(ctx, req, limit, offset, rows.length)
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit,
+    offset,
+    next: 'when-full',
+    kept: { limit: paramText(req.query.limit) },
+  })
   res.json(await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewer?.account.id))
 }
 
@@ -65,8 +56,12 @@ export async function trendStatuses(ctx: AccountsContext, req: Request, res: Res
   const viewerId = (await optionalUser(ctx, req))?.account.id
   const { limit, offset } = trendsPage(req, 20)
   const rows = await trendingStatuses(ctx.db, limit, offset, viewerId)
-  const link = trendsLink(ctx, req, limit, offset, rows.length)
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit,
+    offset,
+    next: 'when-full',
+    kept: { limit: paramText(req.query.limit) },
+  })
   res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
 }
 

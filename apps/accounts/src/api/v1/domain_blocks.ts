@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { domainBlockParams, domainBlocksParams, readParams } from '@roost/routes'
-import { linkHeader, paramText, readPage } from '@roost/service'
+import { paramText, readPage, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import { blockDomain, unblockDomain } from '../../domain/account_extras'
 import { requireUser } from '../../users/current'
@@ -20,16 +20,13 @@ export async function listDomainBlocks(ctx: AccountsContext, req: Request, res: 
     'id',
     page,
   )
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit: paramText(p.limit) },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.id } : undefined,
-      prev: rows.length ? { since_id: rows[0]!.id } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-full',
+    prev: 'since_id',
+    kept: { limit: paramText(p.limit) },
+  })
   res.json(rows.map((r) => r.domain))
 }
 

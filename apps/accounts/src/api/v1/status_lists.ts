@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express'
-import { paginate } from '@roost/db'
 import { pageParams, readParams } from '@roost/routes'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, paramText, readPage, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import { urlsOf } from '../../entities/account'
-import type { StatusRow } from '../../entities/status'
 import { renderStatuses } from '../../entities/status'
+import { markedStatuses } from '../../feeds/timelines'
 import { requireUser } from '../../users/current'
 
 /**
@@ -20,26 +19,15 @@ export async function sendMarkedStatuses(
   table: 'bookmarks' | 'favourites',
 ) {
   const { account } = await requireUser(ctx, req)
-  const query = ctx
-    .db(table)
-    .join('statuses', 'statuses.id', `${table}.status_id`)
-    .join('accounts', 'accounts.id', 'statuses.account_id')
-    .where(`${table}.account_id`, account.id)
-    .whereNull('accounts.suspended_at')
-    .select('statuses.*', `${table}.id as page_id`)
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
-  const rows = await paginate<StatusRow & { page_id: string }>(query, `${table}.id`, page)
-  const limit = p.limit === undefined ? undefined : String(p.limit)
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.page_id } : undefined,
-      prev: rows.length ? { min_id: rows[0]!.page_id } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  const rows = await markedStatuses(ctx.db, table, account.id, page)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.page_id,
+    next: 'when-full',
+    prev: 'min_id',
+    kept: { limit: paramText(p.limit) },
+  })
   res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
 }

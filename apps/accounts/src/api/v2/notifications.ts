@@ -11,10 +11,10 @@ import {
   badRequest,
   DEFAULT_ACCOUNTS_LIMIT,
   DEFAULT_NOTIFICATIONS_LIMIT,
-  linkHeader,
   paramText,
   readPage,
   recordNotFound,
+  setPageLinks,
 } from '@roost/service'
 import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
@@ -48,18 +48,19 @@ export async function listGroupedNotifications(ctx: AccountsContext, req: Reques
   const rows = await pageGroups(() => browsable(ctx.db, account.id, browse), page, groupedTypes)
 
   const list = (v: string[] | undefined) => (v?.length ? v : undefined)
-  const kept = {
-    limit: paramText(p.limit),
-    types: list(p.types),
-    exclude_types: list(p.exclude_types),
-    grouped_types: list(p.grouped_types),
-    include_filtered: paramText(req.query.include_filtered),
-  }
-  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
-    next: rows.length ? { max_id: String(rows.at(-1)!.id) } : undefined,
-    prev: rows.length ? { min_id: String(rows[0]!.id) } : undefined,
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-not-empty',
+    prev: 'min_id',
+    kept: {
+      limit: paramText(p.limit),
+      types: list(p.types),
+      exclude_types: list(p.exclude_types),
+      grouped_types: list(p.grouped_types),
+      include_filtered: paramText(req.query.include_filtered),
+    },
   })
-  if (link) res.setHeader('Link', link)
   res.json(
     await renderNotificationGroups(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id, {
       groupedTypes,
@@ -116,19 +117,13 @@ export async function notificationGroupAccounts(ctx: AccountsContext, req: Reque
     'notifications.id',
     page,
   )
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit: paramText(p.limit) },
-    {
-      next:
-        rows.length && rows.length === page.limit
-          ? { max_id: String(rows.at(-1)!.notification_id) }
-          : undefined,
-      prev: rows.length ? { min_id: String(rows[0]!.notification_id) } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.notification_id,
+    next: 'when-full',
+    prev: 'min_id',
+    kept: { limit: paramText(p.limit) },
+  })
   const urls = urlsOf(ctx.config.PUBLIC_URL)
   res.json(rows.map((r) => renderAccount(r, urls)))
 }

@@ -3,7 +3,7 @@ import type { Knex } from '@roost/db'
 import { paginate } from '@roost/db'
 import { accountActionParams, adminAccountsParams, adminAccountsV2Params, readParams } from '@roost/routes'
 import type { AccountAction } from '@roost/routes'
-import { badRequest, forbidden, linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
+import { badRequest, forbidden, readPage, recordNotFound, setPageLinks, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AccountRow } from '../../../entities/account'
@@ -110,13 +110,14 @@ export async function listAdminAccounts(ctx: AccountsContext, req: Request, res:
   const kept: Record<string, string> = {}
   for (const [key, value] of Object.entries(p))
     if (value !== undefined && !key.endsWith('_id')) kept[key] = String(value)
-  const link =
-    rows.length &&
-    linkHeader(ctx.config.PUBLIC_URL, '/api/v1/admin/accounts', kept, {
-      next: rows.length === page.limit ? { max_id: rows[rows.length - 1]!.id } : undefined,
-      prev: { min_id: rows[0]!.id },
-    })
-  if (link) res.set('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-full',
+    prev: 'min_id',
+    kept,
+    path: '/api/v1/admin/accounts',
+  })
   res.json(rows.map((row) => renderAdminAccount(row, ctx)))
 }
 
@@ -159,13 +160,14 @@ export async function listAdminAccountsV2(ctx: AccountsContext, req: Request, re
   const kept: Record<string, string | string[]> = {}
   for (const [key, value] of Object.entries(p))
     if (value !== undefined && !key.endsWith('_id')) kept[key] = Array.isArray(value) ? value : String(value)
-  const link =
-    rows.length &&
-    linkHeader(ctx.config.PUBLIC_URL, '/api/v2/admin/accounts', kept, {
-      next: rows.length === page.limit ? { max_id: rows[rows.length - 1]!.id } : undefined,
-      prev: { min_id: rows[0]!.id },
-    })
-  if (link) res.set('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-full',
+    prev: 'min_id',
+    kept,
+    path: '/api/v2/admin/accounts',
+  })
   res.json(rows.map((row) => renderAdminAccount(row, ctx)))
 }
 

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { adminDomainBlockParams, pageParams, readParams } from '@roost/routes'
 import type { z } from 'zod'
-import { HttpError, linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
+import { HttpError, paramText, readPage, recordNotFound, setPageLinks, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import {
@@ -67,15 +67,14 @@ export async function listDomainBlocks(ctx: AccountsContext, req: Request, res: 
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_LIMIT)
   const rows = await paginate<DomainBlockRow>(ctx.db('domain_blocks'), 'id', page)
-  const link =
-    rows.length &&
-    linkHeader(
-      ctx.config.PUBLIC_URL,
-      '/api/v1/admin/domain_blocks',
-      { limit: p.limit === undefined ? undefined : String(p.limit) },
-      { next: { max_id: rows[rows.length - 1]!.id }, prev: { min_id: rows[0]!.id } },
-    )
-  if (link) res.set('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-not-empty',
+    prev: 'min_id',
+    kept: { limit: paramText(p.limit) },
+    path: '/api/v1/admin/domain_blocks',
+  })
   res.json(rows.map(domainBlockEntity))
 }
 

@@ -5,7 +5,7 @@ import type { IpSeverity } from '@roost/auth'
 import { paginate } from '@roost/db'
 import { ipBlockParams, pageParams, readParams } from '@roost/routes'
 import type { z } from 'zod'
-import { linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
+import { paramText, readPage, recordNotFound, setPageLinks, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { publishIpRules } from '../../../ip_blocks/rules'
@@ -93,15 +93,14 @@ export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Resp
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_LIMIT)
   const rows = await paginate<IpBlockRow>(ctx.db('ip_blocks'), 'id', page)
-  const link =
-    rows.length &&
-    linkHeader(
-      ctx.config.PUBLIC_URL,
-      '/api/v1/admin/ip_blocks',
-      { limit: p.limit === undefined ? undefined : String(p.limit) },
-      { next: { max_id: rows[rows.length - 1]!.id }, prev: { min_id: rows[0]!.id } },
-    )
-  if (link) res.set('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-not-empty',
+    prev: 'min_id',
+    kept: { limit: paramText(p.limit) },
+    path: '/api/v1/admin/ip_blocks',
+  })
   res.json(rows.map(ipBlockEntity))
 }
 

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { adminReportsParams, readParams } from '@roost/routes'
-import { linkHeader, paramText, readPage, recordNotFound } from '@roost/service'
+import { paramText, readPage, recordNotFound, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { ReportRow } from '../../../domain/reports'
@@ -84,17 +84,18 @@ export async function listAdminReports(ctx: AccountsContext, req: Request, res: 
   if (p.target_account_id !== undefined)
     query.where('reports.target_account_id', parseId(p.target_account_id) ?? '0')
   const rows = await paginate<AdminReportRow>(query, 'reports.id', page)
-  const kept = {
-    limit: paramText(p.limit),
-    resolved: paramText(req.query.resolved),
-    account_id: p.account_id,
-    target_account_id: p.target_account_id,
-  }
-  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
-    next: rows.length && rows.length === page.limit ? { max_id: String(rows.at(-1)!.id) } : undefined,
-    prev: rows.length ? { min_id: String(rows[0]!.id) } : undefined,
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-full',
+    prev: 'min_id',
+    kept: {
+      limit: paramText(p.limit),
+      resolved: paramText(req.query.resolved),
+      account_id: p.account_id,
+      target_account_id: p.target_account_id,
+    },
   })
-  if (link) res.setHeader('Link', link)
   res.json(await renderAdminReports(ctx, rows, account.id))
 }
 

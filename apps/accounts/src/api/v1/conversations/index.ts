@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { pageParams, readParams } from '@roost/routes'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, paramText, readPage, recordNotFound, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { renderConversations } from '../../../entities/conversation'
@@ -23,16 +23,13 @@ export async function listConversations(ctx: AccountsContext, req: Request, res:
     'last_status_id',
     page,
   )
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit: p.limit === undefined ? undefined : String(p.limit) },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.last_status_id! } : undefined,
-      prev: rows.length ? { min_id: rows[0]!.last_status_id! } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.last_status_id!,
+    next: 'when-full',
+    prev: 'min_id',
+    kept: { limit: paramText(p.limit) },
+  })
   res.json(await renderConversations(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
 }
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import { listAccountIdsParams, listMembersParams, listParams, readParams } from '@roost/routes'
-import { DEFAULT_ACCOUNTS_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_ACCOUNTS_LIMIT, keptFromQuery, readPage, setPageLinks } from '@roost/service'
 import { paginate } from '@roost/db'
 import type { AccountsContext } from '../../../context'
 import * as lists from '../../../domain/lists'
@@ -84,17 +84,13 @@ export async function listMembers(ctx: AccountsContext, req: Request, res: Respo
   }
   const page = readPage(p, DEFAULT_ACCOUNTS_LIMIT)
   const rows = await paginate<AccountRow>(query, 'accounts.id', { ...page, minId: undefined })
-  const limit = typeof req.query.limit === 'string' ? req.query.limit : undefined
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.id } : undefined,
-      prev: rows.length ? { since_id: rows[0]!.id } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-full',
+    prev: 'since_id',
+    kept: keptFromQuery(req.query, ['limit']),
+  })
   res.json(rows.map((a) => renderAccount(a, urls)))
 }
 

@@ -1,7 +1,13 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { notificationsParams, readParams } from '@roost/routes'
-import { DEFAULT_NOTIFICATIONS_LIMIT, linkHeader, readPage, recordNotFound } from '@roost/service'
+import {
+  DEFAULT_NOTIFICATIONS_LIMIT,
+  paramText,
+  readPage,
+  recordNotFound,
+  setPageLinks,
+} from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
@@ -34,17 +40,18 @@ export async function listNotifications(ctx: AccountsContext, req: Request, res:
   if (from !== undefined) query.where('notifications.from_account_id', parseId(from) ?? '0')
   const rows = await paginate<NotificationRow>(query, 'notifications.id', page)
 
-  const kept = {
-    limit: p.limit === undefined ? undefined : String(p.limit),
-    account_id: from,
-    types: types.length ? types : undefined,
-    exclude_types: excludeTypes.length ? excludeTypes : undefined,
-  }
-  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, kept, {
-    next: rows.length ? { max_id: rows.at(-1)!.id } : undefined,
-    prev: rows.length ? { min_id: rows[0]!.id } : undefined,
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-not-empty',
+    prev: 'min_id',
+    kept: {
+      limit: paramText(p.limit),
+      account_id: from,
+      types: types.length ? types : undefined,
+      exclude_types: excludeTypes.length ? excludeTypes : undefined,
+    },
   })
-  if (link) res.setHeader('Link', link)
   // Notifications about a status a filter hides in `notifications` leave the page (the Link is from the rows read).
   const rendered = await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id)
   res.json(rendered.filter((n) => !(n.status && hiddenIn(n.status, 'notifications'))))

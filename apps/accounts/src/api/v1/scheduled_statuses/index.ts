@@ -1,7 +1,14 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { pageParams, readParams, updateScheduledStatusParams } from '@roost/routes'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage, recordNotFound, unprocessable } from '@roost/service'
+import {
+  DEFAULT_STATUSES_LIMIT,
+  paramText,
+  readPage,
+  recordNotFound,
+  setPageLinks,
+  unprocessable,
+} from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
@@ -34,16 +41,13 @@ export async function listScheduledStatuses(ctx: AccountsContext, req: Request, 
     'id',
     page,
   )
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit: p.limit === undefined ? undefined : String(p.limit) },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.id } : undefined,
-      prev: rows.length ? { min_id: rows[0]!.id } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-full',
+    prev: 'min_id',
+    kept: { limit: paramText(p.limit) },
+  })
   res.json(await renderScheduledStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows))
 }
 

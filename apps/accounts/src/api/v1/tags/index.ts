@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
 import { followedTagsParams, readParams } from '@roost/routes'
-import { linkHeader, notFound, readPage } from '@roost/service'
+import { keptFromQuery, notFound, readPage, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { TagRow } from '../../../domain/tags'
 import { findTags, followTag, unfollowTag } from '../../../domain/tags'
@@ -69,16 +69,12 @@ export async function followedTags(ctx: AccountsContext, req: Request, res: Resp
     .where('tag_follows.account_id', account.id)
     .select('tags.*', 'tag_follows.id as page_id')
   const rows = await paginate<TagRow & { page_id: string }>(query, 'tag_follows.id', page)
-  const limit = typeof req.query.limit === 'string' ? req.query.limit : undefined
-  const link = linkHeader(
-    ctx.config.PUBLIC_URL,
-    req.path,
-    { limit },
-    {
-      next: rows.length && rows.length === page.limit ? { max_id: rows.at(-1)!.page_id } : undefined,
-      prev: rows.length ? { since_id: rows[0]!.page_id } : undefined,
-    },
-  )
-  if (link) res.setHeader('Link', link)
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.page_id,
+    next: 'when-full',
+    prev: 'since_id',
+    kept: keptFromQuery(req.query, ['limit']),
+  })
   res.json(await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
 }

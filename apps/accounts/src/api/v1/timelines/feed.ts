@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express'
 import type { OutboxEvent } from '@roost/events'
 import type { Page, Params } from '@roost/service'
-import { DEFAULT_STATUSES_LIMIT, linkHeader, readPage } from '@roost/service'
+import { DEFAULT_STATUSES_LIMIT, keptFromQuery, readPage, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
-import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import type { Feed } from '../../../feeds/store'
 import * as outbox from '../../../outbox/outbox'
+import { statusesInOrder } from '../../../feeds/timelines'
 import { withoutHidden } from '../../../domain/filters'
 
 /** A feed a timeline reads, and what to do when Redis does not hold it (docs/feeds.md, "Regeneration"). */
@@ -42,16 +42,15 @@ export async function sendFeedPage(
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const ids =
     ready || !source.whileRebuilding ? await ctx.feeds.page(feed, page) : await source.whileRebuilding(page)
-  const loaded: StatusRow[] = ids.length ? await ctx.db('statuses').whereIn('id', ids) : []
-  const rows = ids.flatMap((id) => loaded.find((s) => s.id === id) ?? [])
+  const rows = await statusesInOrder(ctx.db, ids)
 
-  const query: Record<string, string | undefined> = {}
-  for (const key of kept) if (typeof req.query[key] === 'string') query[key] = req.query[key] as string
-  const link = linkHeader(ctx.config.PUBLIC_URL, req.path, query, {
-    next: rows.length ? { max_id: rows.at(-1)!.id } : undefined,
-    prev: rows.length ? { min_id: rows[0]!.id } : undefined,
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    limit: page.limit,
+    cursor: (row) => row.id,
+    next: 'when-not-empty',
+    prev: 'min_id',
+    kept: keptFromQuery(req.query, kept),
   })
-  if (link) res.setHeader('Link', link)
   res.status(ready ? 200 : 206)
   // Statuses hidden by a filter leave the page; the Link header above is made from the rows read.
   res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'home'))
