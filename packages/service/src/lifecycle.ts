@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { Express } from 'express'
 import type { Logger } from './logger'
+import { createLogger } from './logger'
 
 export interface RunningService {
   /** Listens on `port` (0 picks a free one) and resolves with the bound port. */
@@ -82,6 +83,28 @@ export function lifecycle(options: {
 }
 
 /** For `main.ts`: stop cleanly on SIGTERM/SIGINT, exit non-zero if stopping fails. */
+/**
+ * A process's whole entry point (each app's main.ts): reads its configuration from the environment once, creates the
+ * service, starts it on its port and stops it gracefully on SIGTERM or SIGINT. A failure to start exits with 1.
+ */
+export function runProcess<Config extends { LOG_LEVEL: string }>(
+  name: string,
+  load: (env: NodeJS.ProcessEnv) => Config,
+  create: (config: Config) => Promise<{ start(port: number): Promise<unknown>; stop(): Promise<void> }>,
+  port: (config: Config) => number,
+): void {
+  const main = async () => {
+    const config = load(process.env)
+    const service = await create(config)
+    await service.start(port(config))
+    stopOnSignals(service.stop, createLogger(name, config.LOG_LEVEL))
+  }
+  main().catch((err) => {
+    console.error(err)
+    process.exit(1)
+  })
+}
+
 export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
   const onSignal = (signal: string) => {
     logger.info({ signal }, 'shutting down')
