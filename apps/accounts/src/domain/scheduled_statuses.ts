@@ -5,7 +5,7 @@ import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { checkPoll } from './polls'
 import type { NewStatus, Visibility } from './statuses'
-import { attachableMedia, checkText, replyTarget } from './statuses'
+import { attachableMedia, attachMedia, checkText, replyTarget } from './statuses'
 
 /** Mastodon's ScheduledStatus limits: scheduled statuses an account may hold, and hold for one (UTC) day. */
 export const SCHEDULED_LIMITS = { total: 300, daily: 25 }
@@ -133,13 +133,7 @@ export async function scheduleStatus(
   const [row]: ScheduledStatusRow[] = await trx('scheduled_statuses')
     .insert({ account_id: author.id, scheduled_at: scheduledAt, params: JSON.stringify(params) })
     .returning('*')
-  if (media.length)
-    await trx('media_attachments')
-      .whereIn(
-        'id',
-        media.map((m) => m.id),
-      )
-      .update({ scheduled_status_id: row!.id })
+  await attachMedia(trx, media, { scheduled_status_id: row!.id })
   await timePublication(trx, row!)
   return row!
 }

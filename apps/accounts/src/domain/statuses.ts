@@ -280,13 +280,7 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
       ordered_media_attachment_ids: media.length > 1 ? media.map((m) => m.id) : null,
     })
     .returning('*')
-  if (media.length)
-    await trx('media_attachments')
-      .whereIn(
-        'id',
-        media.map((m) => m.id),
-      )
-      .update({ status_id: row!.id })
+  await attachMedia(trx, media, { status_id: row!.id })
   const tags = await storeMentionsAndTags(trx, row!.id, s.text, mentioned, true)
   if (s.poll) await createPoll(trx, row!.id, author.id, s.poll)
   const counted = await countStatus(trx, author.id, s.visibility, 1)
@@ -390,4 +384,19 @@ export async function reblog(
   await countStatus(trx, account.id, visibility, 1)
   await outbox.add(trx, reblogEvent('reblog.created', row!, original.account_id))
   return row!
+}
+
+/** Ties uploaded media to the status, or the scheduled status, they were attached to. */
+export async function attachMedia(
+  trx: Knex,
+  media: { id: string }[],
+  owner: { status_id: string } | { scheduled_status_id: string },
+) {
+  if (media.length)
+    await trx('media_attachments')
+      .whereIn(
+        'id',
+        media.map((m) => m.id),
+      )
+      .update(owner)
 }

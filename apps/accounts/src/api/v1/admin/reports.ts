@@ -8,6 +8,7 @@ import type { ReportRow } from '../../../domain/reports'
 import type { RuleRow } from '../../../domain/rules'
 import { renderRule } from '../../../domain/rules'
 import { urlsOf } from '../../../entities/account'
+import { reportBasics } from '../../../entities/report'
 import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { requireStaff } from '../../../users/current'
@@ -48,13 +49,7 @@ async function renderAdminReports(ctx: AccountsContext, rows: AdminReportRow[], 
   const statuses = new Map(statusRows.map((s, i) => [String(s.id), rendered[i]!]))
   const account = (id: string | null) => (id ? (accounts.get(String(id)) ?? null) : null)
   return rows.map((r) => ({
-    id: String(r.id),
-    action_taken: !!r.action_taken_at,
-    action_taken_at: r.action_taken_at ? new Date(r.action_taken_at).toISOString() : null,
-    category: r.category,
-    comment: r.comment,
-    forwarded: r.forwarded,
-    created_at: new Date(r.created_at).toISOString(),
+    ...reportBasics(r),
     updated_at: new Date(r.updated_at).toISOString(),
     account: account(r.account_id),
     target_account: account(r.target_account_id),
