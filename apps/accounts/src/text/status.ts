@@ -1,4 +1,5 @@
-import type { AccountRow, Urls } from '../entities/account'
+import type { Urls } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 import { HASHTAG, normalizeTag } from './hashtags'
 import { escapeHtml } from './html'
 
