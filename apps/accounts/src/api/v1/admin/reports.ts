@@ -15,10 +15,8 @@ import { adminAccounts, renderAdminAccount } from './accounts'
 
 const ADMIN_REPORTS_LIMIT = 100
 
-type AdminReportRow = ReportRow & { action_taken_by_account_id: string | null; updated_at: Date }
-
 /** Mastodon's Admin::Report for a batch of reports, as `viewerId` (a moderator) sees them. */
-async function renderAdminReports(ctx: AccountsContext, rows: AdminReportRow[], viewerId: string) {
+async function renderAdminReports(ctx: AccountsContext, rows: ReportRow[], viewerId: string) {
   const db = ctx.db
   const accountIds = [
     ...new Set(
@@ -80,7 +78,7 @@ export async function listAdminReports(ctx: AccountsContext, req: Request, res: 
   if (p.account_id !== undefined) query.where('reports.account_id', parseId(p.account_id) ?? '0')
   if (p.target_account_id !== undefined)
     query.where('reports.target_account_id', parseId(p.target_account_id) ?? '0')
-  const rows = await paginate<AdminReportRow>(query, 'reports.id', page)
+  const rows = await paginate<ReportRow>(query, 'reports.id', page)
   setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
     limit: page.limit,
     cursor: (row) => row.id,
@@ -96,9 +94,9 @@ export async function listAdminReports(ctx: AccountsContext, req: Request, res: 
   res.json(await renderAdminReports(ctx, rows, account.id))
 }
 
-async function findReport(ctx: AccountsContext, id: unknown): Promise<AdminReportRow> {
+async function findReport(ctx: AccountsContext, id: unknown): Promise<ReportRow> {
   const reportId = parseId(id)
-  const row: AdminReportRow | undefined = reportId
+  const row: ReportRow | undefined = reportId
     ? await ctx.db('reports').where({ id: reportId }).first()
     : undefined
   if (!row) throw recordNotFound()
@@ -122,7 +120,7 @@ function reportAction(change: (moderatorId: string) => Record<string, unknown>) 
       .where({ id: report.id })
       .update({ ...change(account.id), updated_at: ctx.db.fn.now() })
       .returning('*')
-    const [rendered] = await renderAdminReports(ctx, [row as AdminReportRow], account.id)
+    const [rendered] = await renderAdminReports(ctx, [row as ReportRow], account.id)
     res.json(rendered)
   }
 }
