@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import { addToConversation, dropConversationsWith, removeFromConversations } from '../domain/conversations'
 import type { StreamingPublisher } from '../streaming/publisher'
 import type { Consumer } from './consumer'

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
-import type { StatusRow } from '../entities/status'
+import type { ReportRow, StatusRow } from '../db/rows'
 import { addToConversation } from '../domain/conversations'
 import {
   notify as notifyInTransaction,
@@ -9,7 +9,6 @@ import {
 } from '../domain/notifications'
 import type { NewNotification } from '../domain/notifications'
 import type { MadeNotification, StreamingPublisher } from '../streaming/publisher'
-import type { ReportRow } from '../domain/reports'
 import { staffToNotify } from '../domain/reports'
 import type { Consumer } from './consumer'
 

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { AnnouncementRow } from '../domain/announcements'
+import type { AnnouncementRow } from '../db/rows'
 import type { Urls } from '../entities/account'
 import { renderAnnouncements } from '../entities/announcement'
 import type { StreamingPublisher } from '../streaming/publisher'

@@ -2,18 +2,7 @@ import type { Knex } from '@roost/db'
 import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { parseId } from './records'
-
-export interface AnnouncementRow {
-  id: string
-  text: string
-  published: boolean
-  all_day: boolean
-  starts_at: Date | null
-  ends_at: Date | null
-  published_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
+import type { AnnouncementRow } from '../db/rows'
 
 /** At most this many different reactions on one announcement (Mastodon's ReactionValidator). */
 export const MAX_REACTION_KINDS = 8

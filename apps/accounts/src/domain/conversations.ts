@@ -1,16 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
-
-/** Mastodon's AccountConversation: an account's view of a direct-message thread with one set of participants. */
-export interface AccountConversationRow {
-  id: string
-  account_id: string
-  conversation_id: string
-  participant_account_ids: string[]
-  status_ids: string[]
-  last_status_id: string | null
-  unread: boolean
-}
+import type { AccountConversationRow, StatusRow } from '../db/rows'
 
 /** A Postgres array literal of ids (knex would spread a JS array bound to a raw `?`). */
 const pgArray = (ids: string[]) => `{${ids.join(',')}}`

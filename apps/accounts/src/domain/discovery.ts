@@ -1,10 +1,8 @@
 import type { Knex } from '@roost/db'
 import { Invalid, NotFound } from '@roost/errors'
-import type { AccountRow } from '../entities/account'
-import type { StatusRow } from '../entities/status'
+import type { AccountRow, FeaturedTagRow, StatusRow, TagRow } from '../db/rows'
 import { visibleAccounts } from '../queries/accounts'
 import { hiddenAccounts, hideAccounts } from './relationships'
-import type { TagRow } from './tags'
 import { findOrCreateTags } from './tags'
 import { isTagName } from '../text/hashtags'
 
@@ -170,16 +168,6 @@ export async function directory(
 
 /** At most this many featured tags per account (Mastodon's FeaturedTag::LIMIT). */
 export const FEATURED_TAGS_LIMIT = 10
-
-export interface FeaturedTagRow {
-  id: string
-  account_id: string
-  tag_id: string
-  name: string
-  display_name: string
-  statuses_count: string
-  last_status_at: Date | null
-}
 
 /** An account's featured tags with their counts (its public and unlisted statuses with the tag), most used first. */
 export async function featuredTagsOf(db: Knex, accountId: string): Promise<FeaturedTagRow[]> {

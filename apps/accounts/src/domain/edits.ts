@@ -1,7 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
-import type { MediaAttachmentRow } from '../entities/media_attachment'
-import type { StatusRow } from '../entities/status'
+import type { AccountRow, MediaAttachmentRow, StatusRow } from '../db/rows'
 import { attachmentsOf } from '../entities/status'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
@@ -22,19 +20,6 @@ export interface StatusEdit {
   descriptions: Map<string, string | null>
   /** The poll of the new version; none removes the status's poll. */
   poll?: NewPoll
-}
-
-export interface StatusEditRow {
-  id: string
-  status_id: string
-  account_id: string | null
-  text: string
-  spoiler_text: string
-  sensitive: boolean
-  ordered_media_attachment_ids: string[] | null
-  media_descriptions: (string | null)[] | null
-  poll_options: string[] | null
-  created_at: Date
 }
 
 /** The status's current attachments, in order. */

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import * as outbox from '../outbox/outbox'
 
 /** Favourites a status; favouriting it again changes nothing and records nothing. */

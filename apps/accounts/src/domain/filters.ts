@@ -3,6 +3,7 @@ import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { hiddenIn } from '../queries/filters'
 import { parseId } from './records'
+import type { FilterAction, FilterKeywordRow, FilterRow, FilterStatusRow } from '../db/rows'
 
 /**
  * Filters v2 (docs/discovery.md, "Filters"): a user's filters with their keywords and statuses, which
@@ -12,31 +13,6 @@ import { parseId } from './records'
 
 export const FILTER_CONTEXTS = ['home', 'notifications', 'public', 'thread', 'account'] as const
 export type FilterContext = (typeof FILTER_CONTEXTS)[number]
-export type FilterAction = 'warn' | 'hide' | 'blur'
-
-export interface FilterRow {
-  id: string
-  account_id: string
-  title: string
-  context: string[]
-  filter_action: FilterAction
-  expires_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
-
-export interface FilterKeywordRow {
-  id: string
-  custom_filter_id: string
-  keyword: string
-  whole_word: boolean
-}
-
-export interface FilterStatusRow {
-  id: string
-  custom_filter_id: string
-  status_id: string
-}
 
 export interface FilterInput {
   title?: string

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import { Invalid, NotFound } from '@roost/errors'
-import type { ListRow } from '../entities/list'
+import type { ListRow } from '../db/rows'
 import * as outbox from '../outbox/outbox'
 import { parseId } from './records'
 

@@ -1,19 +1,10 @@
 import type { Knex } from '@roost/db'
 import { Conflict, Invalid } from '@roost/errors'
 import { parseId } from './records'
+import type { MarkerRow, MarkerTimeline } from '../db/rows'
 
 /** The timelines a marker can be kept for (Mastodon's Marker::TIMELINES). */
-export const MARKER_TIMELINES = ['home', 'notifications'] as const
-export type MarkerTimeline = (typeof MARKER_TIMELINES)[number]
-
-export interface MarkerRow {
-  id: string
-  user_id: string
-  timeline: MarkerTimeline
-  last_read_id: string
-  lock_version: number
-  updated_at: Date
-}
+export const MARKER_TIMELINES = ['home', 'notifications'] as const satisfies readonly MarkerTimeline[]
 
 /** Two saves of one marker raced; Mastodon's answer to ActiveRecord's StaleObjectError. */
 export const markerConflict = () => new Conflict('Conflict during update, please try again')

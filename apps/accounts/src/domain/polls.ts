@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import { Invalid } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
+import type { PollRow } from '../db/rows'
 
 /** Mastodon's poll limits (PollOptionsValidator, PollExpirationValidator), also shown in /api/v2/instance. */
 export const POLL_LIMITS = {
@@ -19,24 +20,6 @@ export interface NewPoll {
   hideTotals: boolean
   /** The shortest poll allowed, in seconds (POLL_MIN_EXPIRATION_SECONDS; Mastodon's 300 unless a test lowers it). */
   minExpiration?: number
-}
-
-export interface PollRow {
-  id: string
-  account_id: string
-  status_id: string
-  options: string[]
-  multiple: boolean
-  hide_totals: boolean
-  /** Null only for a remote poll whose server gave it no end. */
-  expires_at: Date | null
-  /** When the `poll` notifications of its end were made (null: not yet, or the clock restarted since). */
-  expiry_notified_at: Date | null
-  cached_tallies: string[]
-  votes_count: string
-  voters_count: string
-  created_at: Date
-  updated_at: Date
 }
 
 const graphemes = new Intl.Segmenter()

@@ -1,7 +1,6 @@
 import { firstRowPerTable } from '@roost/db'
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
-import type { StatusRow } from '../entities/status'
+import type { AccountRow, StatusRow } from '../db/rows'
 import { isWatched, watchedSql } from './notifications'
 
 /**

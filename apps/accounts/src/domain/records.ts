@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import { NotFound } from '@roost/errors'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 import { visibleAccounts } from '../queries/accounts'
 
 const MAX_ID = 9223372036854775807n

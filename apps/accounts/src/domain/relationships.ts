@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import { Forbidden, Invalid, NotFound } from '@roost/errors'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow, FollowRequestRow } from '../db/rows'
 import * as outbox from '../outbox/outbox'
 import { activeMute } from '../queries/relationships'
 import { bigintArray } from '../queries/sql'
@@ -267,16 +267,6 @@ export async function follow(
 export async function unfollow(trx: Knex, accountId: string, targetId: string, fed: Federated = {}) {
   await deleteFollow(trx, accountId, targetId, fed)
   await deleteFollowRequest(trx, accountId, targetId, 'withdrawn', fed)
-}
-
-export interface FollowRequestRow {
-  id: string
-  account_id: string
-  target_account_id: string
-  show_reblogs: boolean
-  notify: boolean
-  languages: string[] | null
-  uri: string | null
 }
 
 /** Removes a pending follow request, saying why: the requester withdrew it, or the target decided. */

@@ -3,20 +3,7 @@ import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { normaliseDomain } from './account_extras'
 import { parseId } from './records'
-
-export interface ReportRow {
-  id: string
-  account_id: string
-  target_account_id: string
-  status_ids: string[]
-  rule_ids: string[] | null
-  comment: string
-  category: 'spam' | 'legal' | 'violation' | 'other'
-  forwarded: boolean
-  assigned_account_id: string | null
-  action_taken_at: Date | null
-  created_at: Date
-}
+import type { ReportRow } from '../db/rows'
 
 export interface NewReport {
   statusIds?: string[]

@@ -1,12 +1,5 @@
 import type { Knex } from '@roost/db'
-
-export interface RuleRow {
-  id: string
-  priority: number
-  text: string
-  hint: string
-  deleted_at: Date | null
-}
+import type { RuleRow } from '../db/rows'
 
 /** The server's rules in their order (priority, then age); removed ones are kept for reports but not listed. */
 export const activeRules = (db: Knex): Promise<RuleRow[]> =>

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import { Invalid } from '@roost/errors'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow, ScheduledParams, ScheduledStatusRow } from '../db/rows'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { checkPoll } from './polls'
@@ -9,34 +9,6 @@ import { attachableMedia, attachMedia, checkText, replyTarget } from './statuses
 
 /** Mastodon's ScheduledStatus limits: scheduled statuses an account may hold, and hold for one (UTC) day. */
 export const SCHEDULED_LIMITS = { total: 300, daily: 25 }
-
-/**
- * A scheduled status's parameters, stored as given and shown as Mastodon's ScheduledStatus `params` (the options
- * of its PostStatusService): what the client left out is null and is decided at publication (the author's
- * default visibility, say), as in Mastodon.
- */
-export interface ScheduledParams {
-  text: string | null
-  spoiler_text: string | null
-  sensitive: boolean | null
-  visibility: Visibility | null
-  language: string | null
-  in_reply_to_id: string | null
-  media_ids: string[] | null
-  poll: { options: string[]; expires_in: number | null; multiple: boolean; hide_totals: boolean } | null
-  application_id: string | null
-  scheduled_at: null
-  idempotency: null
-  with_rate_limit: false
-}
-
-export interface ScheduledStatusRow {
-  id: string
-  account_id: string
-  scheduled_at: Date
-  params: ScheduledParams
-  created_at: Date
-}
 
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i

@@ -1,9 +1,8 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow, TagRow } from '../db/rows'
 import { escapeLike } from '../queries/sql'
 import { hiddenAccounts, hideAccounts } from './relationships'
 import { findVisibleStatus, visibleTo } from './statuses'
-import type { TagRow } from './tags'
 import { normalizeTag } from '../text/hashtags'
 
 /**

@@ -1,24 +1,12 @@
 import type { Knex } from '@roost/db'
 import * as outbox from '../outbox/outbox'
 import { displayName, extractHashtags, normalizeTag } from '../text/hashtags'
+import type { TagRow } from '../db/rows'
 
 /**
  * Hashtags as Mastodon stores them (docs/hashtags.md): one `tags` row per normalised name (text/hashtags.ts), which
  * keeps the spelling it was first written in as `display_name`.
  */
-
-export interface TagRow {
-  id: string
-  /** Normalised (normalizeTag). */
-  name: string
-  display_name: string
-  usable: boolean | null
-  listable: boolean | null
-  trendable: boolean | null
-  last_status_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
 
 /** The tags named (any spelling), one per normalised name; unknown ones are left out. */
 export async function findTags(db: Knex, names: string[]): Promise<TagRow[]> {

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import type { Hidden } from './relationships'
 import { hiddenAccounts, hideAccounts, NOBODY_HIDDEN } from './relationships'
 import { visibleTo } from './statuses'

@@ -1,20 +1,12 @@
 import type { RevocationList } from '@roost/auth'
 import type { Knex } from '@roost/db'
 import * as outbox from '../outbox/outbox'
+import type { AccessTokenRow } from '../db/rows'
 
 /**
  * Access tokens as rows: revoking them, which both the OAuth server (oauth/revoke.ts) and moderation
  * (moderation.ts) do. Issuing them, which signs a JWT, is the OAuth server's (oauth/tokens.ts).
  */
-
-export interface AccessTokenRow {
-  id: string
-  application_id: string
-  user_id: string | null
-  scopes: string
-  created_at: Date
-  revoked_at: Date | null
-}
 
 /**
  * Revokes tokens: `revoked_at` on the rows (the durable record), the revocation list in Redis (effective at

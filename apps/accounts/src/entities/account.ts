@@ -1,50 +1,5 @@
 import { fieldValueHtml, textToHtml } from '../text/html'
-
-/**
- * Mastodon's Account entity (docs: entities/Account; mastodon/mastodon app/serializers/rest/account_serializer.rb).
- * A suspended account keeps its id, names, counts and dates and shows nothing else (docs/mastodon-compatibility.md, "Accounts").
- */
-export interface AccountRow {
-  id: string
-  username: string
-  display_name: string
-  note: string
-  locked: boolean
-  bot: boolean
-  discoverable: boolean
-  indexable: boolean
-  hide_collections: boolean
-  fields: { name: string; value: string; verified_at: string | null }[]
-  avatar_file: string | null
-  header_file: string | null
-  suspended_at: Date | null
-  silenced_at: Date | null
-  followers_count: number
-  following_count: number
-  statuses_count: number
-  last_status_at: Date | null
-  created_at: Date
-  updated_at?: Date
-  /** The owner's role, when the query joined `users` (local accounts always have one). */
-  role?: string | null
-  /** Null for local accounts; a remote account's `host[:port]` (docs/federation.md, "Remote accounts"). */
-  domain?: string | null
-  uri?: string | null
-  url?: string | null
-  inbox_url?: string | null
-  shared_inbox_url?: string | null
-  outbox_url?: string | null
-  followers_url?: string | null
-  following_url?: string | null
-  featured_url?: string | null
-  actor_type?: string | null
-  public_key?: string | null
-  public_key_id?: string | null
-  private_key?: string | null
-  avatar_remote_url?: string | null
-  header_remote_url?: string | null
-  fetched_at?: Date | null
-}
+import type { AccountRow } from '../db/rows'
 
 export interface Urls {
   /** The public base URL, no trailing slash. */

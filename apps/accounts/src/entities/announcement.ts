@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
-import type { AnnouncementRow } from '../domain/announcements'
-import type { AccountRow, Urls } from './account'
+import type { AccountRow, AnnouncementRow } from '../db/rows'
+import type { Urls } from './account'
 import { extractHashtags, normalizeTag } from '../text/hashtags'
 import { MENTION, statusHtml } from '../text/status'
 

@@ -1,9 +1,8 @@
 import type { Knex } from '@roost/db'
-import type { AccountConversationRow } from '../domain/conversations'
+import type { AccountConversationRow, StatusRow } from '../db/rows'
 import { accountsById } from '../queries/accounts'
 import type { Urls } from './account'
 import { renderAccount } from './account'
-import type { StatusRow } from './status'
 import { renderStatuses } from './status'
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { FilterKeywordRow, FilterRow, FilterStatusRow } from '../domain/filters'
+import type { FilterKeywordRow, FilterRow, FilterStatusRow } from '../db/rows'
 import type { FilterMatch } from '../queries/filters'
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)

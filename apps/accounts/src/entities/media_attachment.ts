@@ -1,23 +1,6 @@
 import type { Urls } from './account'
 import { mediaUrl } from './account'
-
-export interface MediaAttachmentRow {
-  id: string
-  account_id: string
-  status_id: string | null
-  /** The scheduled status holding it until publication. */
-  scheduled_status_id?: string | null
-  file: string
-  content_type: string
-  description: string | null
-  /** The `small` preview saved next to the original (docs/mastodon-compatibility.md, "Statuses and media"); null on older rows. */
-  preview_file?: string | null
-  meta?: Record<string, unknown> | null
-  blurhash?: string | null
-  /** The URL of an attachment of a remote status; `file` is empty until the worker copies it (docs/federation.md). */
-  remote_url?: string | null
-  created_at: Date
-}
+import type { MediaAttachmentRow } from '../db/rows'
 
 const typeOf = (contentType: string) =>
   contentType.startsWith('image/gif')

@@ -2,23 +2,9 @@ import type { Knex } from '@roost/db'
 import { accountsById } from '../queries/accounts'
 import type { Urls } from './account'
 import { renderAccount } from './account'
-import type { StatusRow } from './status'
+import type { NotificationRow, ReportRow, StatusRow } from '../db/rows'
 import { renderStatuses } from './status'
-import type { ReportRow } from '../domain/reports'
 import { renderReports } from './report'
-
-export interface NotificationRow {
-  id: string
-  account_id: string
-  from_account_id: string
-  type: string
-  status_id: string | null
-  /** The row the notification is about (a report for `admin.report`). */
-  activity_id?: string | null
-  /** Its group (docs/discovery.md, "Grouped notifications"); null for types never grouped. */
-  group_key?: string | null
-  created_at: Date
-}
 
 /** Mastodon's Notification entity; `status` only for the types that concern one. */
 export async function renderNotifications(db: Knex, urls: Urls, rows: NotificationRow[], viewerId: string) {

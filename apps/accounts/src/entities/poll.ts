@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { PollRow } from '../domain/polls'
+import type { PollRow } from '../db/rows'
 
 /**
  * Mastodon's Poll entity (app/serializers/rest/poll_serializer.rb). Option counts stay hidden (null) while a

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { ReportRow } from '../domain/reports'
+import type { ReportRow } from '../db/rows'
 import { accountsById } from '../queries/accounts'
 import type { Urls } from './account'
 import { renderAccount } from './account'

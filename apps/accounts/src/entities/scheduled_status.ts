@@ -1,7 +1,6 @@
 import type { Knex } from '@roost/db'
-import type { ScheduledStatusRow } from '../domain/scheduled_statuses'
+import type { MediaAttachmentRow, ScheduledStatusRow } from '../db/rows'
 import type { Urls } from './account'
-import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
 
 /**

@@ -2,36 +2,13 @@ import type { Knex } from '@roost/db'
 import { activeFilters, matchFilters } from '../queries/filters'
 import { accountsById } from '../queries/accounts'
 import { bigintArray } from '../queries/sql'
-import type { AccountRow, Urls } from './account'
+import type { Urls } from './account'
+import type { AccountRow, MediaAttachmentRow, StatusRow } from '../db/rows'
 import { renderAccount } from './account'
-import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
 import { renderFilterResult } from './filter'
 import { pollsOf } from './poll'
 import { statusHtml } from '../text/status'
-
-export interface StatusRow {
-  id: string
-  account_id: string
-  application_id?: string | null
-  text: string
-  spoiler_text: string
-  sensitive: boolean
-  visibility: 'public' | 'unlisted' | 'private' | 'direct'
-  language: string | null
-  in_reply_to_id: string | null
-  in_reply_to_account_id: string | null
-  reblog_of_id: string | null
-  /** The thread; null on reblogs. */
-  conversation_id: string | null
-  edited_at: Date | null
-  /** The attachments in the author's order once edited; null: every attached one, in id order. */
-  ordered_media_attachment_ids: string[] | null
-  /** The ActivityPub id and page of a status from another server; null for local ones (docs/federation.md). */
-  uri?: string | null
-  url?: string | null
-  created_at: Date
-}
 
 /**
  * A status's current attachments: those an edit kept, in the author's order (an edit leaves removed ones attached

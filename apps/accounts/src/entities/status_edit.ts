@@ -1,11 +1,9 @@
 import type { Knex } from '@roost/db'
 import { accountsById } from '../queries/accounts'
-import type { StatusEditRow } from '../domain/edits'
+import type { MediaAttachmentRow, StatusEditRow, StatusRow } from '../db/rows'
 import type { Urls } from './account'
 import { renderAccount } from './account'
-import type { MediaAttachmentRow } from './media_attachment'
 import { renderMediaAttachment } from './media_attachment'
-import type { StatusRow } from './status'
 import { attachmentsOf } from './status'
 import { statusHtml } from '../text/status'
 

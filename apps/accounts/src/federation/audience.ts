@@ -1,6 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
-import type { StatusRow } from '../entities/status'
+import type { AccountRow, StatusRow } from '../db/rows'
 import { bigintArray } from '../queries/sql'
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Knex } from '@roost/db'
 import { unfollow } from '../domain/relationships'
 import { normaliseDomain } from '../domain/account_extras'
+import type { DomainBlockRow, DomainBlockSeverity } from '../db/rows'
 
 /**
  * Admin domain blocks, Mastodon's DomainBlock (docs/federation.md, "Domain blocks"). A block covers its domain and
@@ -9,21 +10,11 @@ import { normaliseDomain } from '../domain/account_extras'
  * stores anything, delivery before it sends, and authorized fetch before it serves.
  */
 
-export const DOMAIN_BLOCK_SEVERITIES = ['silence', 'suspend', 'noop'] as const
-export type DomainBlockSeverity = (typeof DOMAIN_BLOCK_SEVERITIES)[number]
-
-export interface DomainBlockRow {
-  id: string
-  domain: string
-  severity: DomainBlockSeverity
-  reject_media: boolean
-  reject_reports: boolean
-  private_comment: string | null
-  public_comment: string | null
-  obfuscate: boolean
-  created_at: Date
-  updated_at: Date
-}
+export const DOMAIN_BLOCK_SEVERITIES = [
+  'silence',
+  'suspend',
+  'noop',
+] as const satisfies readonly DomainBlockSeverity[]
 
 /** What a block means for a domain, as Mastodon's DomainBlock class methods answer it. */
 export interface DomainPolicy {

@@ -1,4 +1,4 @@
-import type { AccountRow } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 import { urlsOf } from '../entities/account'
 import { ANY_MENTION, statusHtml } from '../text/status'
 

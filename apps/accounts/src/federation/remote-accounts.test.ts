@@ -1,4 +1,4 @@
-import type { AccountRow } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 import { inboxesOf } from './transport/delivery-queue'
 import { htmlToText, parseAcct, parseActor, RemoteAccountError } from './remote-accounts'
 

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 import type { Federation } from './transport/client'
 import { FetchError } from './transport/client'
 import { domainBlockFor, isDomainBlocked, isUrlBlocked } from './domain-blocks'

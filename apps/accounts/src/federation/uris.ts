@@ -1,5 +1,5 @@
-import type { AccountRow, Urls } from '../entities/account'
-import type { StatusRow } from '../entities/status'
+import type { Urls } from '../entities/account'
+import type { AccountRow, StatusRow } from '../db/rows'
 
 /**
  * The URLs of local actors and their objects, as Mastodon lays them out (its ActivityPub::TagManager), so that

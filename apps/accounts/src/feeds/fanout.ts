@@ -1,6 +1,6 @@
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import type { Feeds } from './context'
 import { activeSince, place } from './context'
 import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import { activeMute } from '../queries/relationships'
 
 /**

@@ -1,5 +1,5 @@
 import type { Page } from '@roost/service'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import type { Feeds } from './context'
 import { activeSince, FANOUT_PAGE, FEED_VISIBILITIES, forEachPage, isActive } from './context'
 import { admitsToHome, involvedAccounts, receiverFacts, statusFacts } from './filter'

@@ -1,7 +1,7 @@
-import type { StatusRow } from '../entities/status'
+import type { ListRow, StatusRow } from '../db/rows'
 import type { Feeds } from './context'
 import { activeSince, FANOUT_PAGE, FEED_VISIBILITIES, forEachPage, isActive, place } from './context'
-import type { ListFacts, RepliesPolicy, StatusFacts } from './filter'
+import type { ListFacts, StatusFacts } from './filter'
 import { admitsToList, involvedAccounts, listMembers, receiverFacts } from './filter'
 import {
   byAccount,
@@ -18,12 +18,6 @@ import { list as listFeed, MAX_ITEMS } from './store'
  * List feeds (docs/feeds.md, "Lists"): a feed per list, kept like home feeds for active owners, with the list's
  * replies policy in place of the owner's follows for replies.
  */
-
-interface ListRow {
-  id: string
-  account_id: string
-  replies_policy: RepliesPolicy
-}
 
 /**
  * Calls `each` with every page of the lists `authorId` is a member of, by keyset on the member row. `forFanOut`:

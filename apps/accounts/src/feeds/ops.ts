@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { StatusRow } from '../entities/status'
+import type { StatusRow } from '../db/rows'
 import type { StatusFacts } from './filter'
 import { statusFacts } from './filter'
 import type { Feeds } from './context'

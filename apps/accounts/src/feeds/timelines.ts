@@ -5,8 +5,7 @@ import { blocks, hiddenAccounts, hideAccounts, NOBODY_HIDDEN } from '../domain/r
 import { authorStatusesVisibleTo } from '../domain/statuses'
 import { findTags } from '../domain/tags'
 import { normalizeTag } from '../text/hashtags'
-import type { AccountRow } from '../entities/account'
-import type { StatusRow } from '../entities/status'
+import type { AccountRow, StatusRow } from '../db/rows'
 
 /**
  * The statuses a timeline or a status list reads from Postgres: one page of rows, newest first, as `viewerId` (none:

@@ -3,17 +3,7 @@ import type { Request } from 'express'
 import { IP_SEVERITIES, IpRuleSet, trustedClientAddress } from '@roost/auth'
 import type { IpSeverity } from '@roost/auth'
 import type { AccountsContext } from '../context'
-
-export interface IpBlockRow {
-  id: string
-  /** Postgres `cidr`, always with its prefix: `10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7/32`. */
-  ip: string
-  severity: IpSeverity
-  comment: string
-  expires_at: Date | null
-  created_at: Date
-  updated_at: Date
-}
+import type { IpBlockRow } from '../db/rows'
 
 /** Rules that apply now: without expiry or expiring in the future. */
 export const activeIpBlocks = (ctx: AccountsContext) =>

@@ -4,19 +4,10 @@ import { parseScopes } from '@roost/auth'
 import { createAppParams, readParams } from '@roost/routes'
 import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../context'
+import type { ApplicationRow } from '../db/rows'
 
 export const OOB_REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob'
 const FORBIDDEN_SCHEMES = new Set(['data:', 'vbscript:', 'javascript:'])
-
-export interface ApplicationRow {
-  id: string
-  name: string
-  website: string | null
-  redirect_uri: string
-  scopes: string
-  client_id: string
-  client_secret: string
-}
 
 export const redirectUris = (app: ApplicationRow) => app.redirect_uri.split('\n').filter(Boolean)
 

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { Request } from 'express'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
-import type { ApplicationRow } from './applications'
+import type { ApplicationRow } from '../db/rows'
 
 const sameSecret = (a: string, b: string) => {
   const x = Buffer.from(a)

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { AccountsContext } from '../context'
-import type { AccessTokenRow } from '../domain/tokens'
+import type { AccessTokenRow } from '../db/rows'
 
 /** Creates the token row and signs the JWT that stands for it (claims as in docs/architecture.md, "Tokens"). */
 export async function issueToken(

@@ -1,14 +1,10 @@
 import type { Redis } from 'ioredis'
 import type { Knex } from '@roost/db'
 import { listen } from '@roost/db'
-import type { OutboxEvent, Producers } from '@roost/events'
+import type { Producers } from '@roost/events'
 import type { Logger } from '@roost/service'
 import { OUTBOX_CHANNEL } from './outbox'
-
-interface OutboxRow {
-  id: string
-  payload: OutboxEvent
-}
+import type { OutboxRow } from '../db/rows'
 
 const BATCH = 500
 /** The fallback when a NOTIFY is missed (the listener reconnecting): pending rows wait at most this long. */

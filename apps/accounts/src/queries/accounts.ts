@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 
 /**
  * Accounts other people may see, with their owner's role: remote accounts, and local ones whose user is confirmed

@@ -1,5 +1,6 @@
 import type { Knex } from '@roost/db'
-import type { FilterContext, FilterKeywordRow, FilterRow, FilterStatusRow } from '../domain/filters'
+import type { FilterContext } from '../domain/filters'
+import type { FilterKeywordRow, FilterRow, FilterStatusRow } from '../db/rows'
 
 /**
  * Filters at render time (docs/discovery.md, "Filters"): a viewer's filters in force and the matching of statuses

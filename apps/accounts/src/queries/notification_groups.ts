@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { Page } from '@roost/service'
-import type { NotificationRow } from '../entities/notification'
+import type { NotificationRow } from '../db/rows'
 
 /**
  * Grouped notifications (docs/discovery.md, "Grouped notifications"), as Mastodon's Notification::Groups and

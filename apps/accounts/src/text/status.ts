@@ -1,4 +1,4 @@
-import type { AccountRow, Urls } from '../entities/account'
+import type { AccountRow } from '../db/rows'
 import { HASHTAG, normalizeTag } from './hashtags'
 import { escapeHtml } from './html'
 
@@ -24,9 +24,10 @@ const mentionKey = (a: Pick<AccountRow, 'username' | 'domain'>) =>
 
 /**
  * The status text as Mastodon's HTML: paragraphs, line breaks, links for the mentioned accounts (`mentioned`'s
- * values; remote ones link to their profile on their server) and hashtags.
+ * values; remote ones link to their profile on their server) and hashtags. `urls.base` is the public base URL (the
+ * entities' `Urls`, which text, below them, names only by its shape).
  */
-export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: Urls): string {
+export function statusHtml(text: string, mentioned: Map<string, AccountRow>, urls: { base: string }): string {
   if (!text) return ''
   const byKey = new Map([...mentioned.values()].map((a) => [mentionKey(a), a]))
   const linkify = (line: string) =>

@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
-import type { PollRow } from '../domain/polls'
+import type { PollRow } from '../db/rows'
 import { notifyAll } from '../domain/notifications'
 import * as outbox from '../outbox/outbox'
 import type { MadeNotification, StreamingPublisher } from '../streaming/publisher'

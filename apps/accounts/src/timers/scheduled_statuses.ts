@@ -1,10 +1,8 @@
 import type { Knex } from '@roost/db'
 import type { Logger } from '@roost/service'
 import { DomainError, Unavailable } from '@roost/errors'
-import type { AccountRow } from '../entities/account'
-import type { ScheduledStatusRow } from '../domain/scheduled_statuses'
+import type { AccountRow, RowOf, ScheduledStatusRow } from '../db/rows'
 import { statusFromParams } from '../domain/scheduled_statuses'
-import type { Visibility } from '../domain/statuses'
 import { createStatus } from '../domain/statuses'
 
 /**
@@ -32,14 +30,14 @@ export async function publishScheduledStatus(
     // Deleting it releases its uploads (scheduled_status_id is set to null), which the status then takes.
     await trx('scheduled_statuses').where({ id: row.id }).delete()
     const author: AccountRow | undefined = await trx('accounts').where({ id: row.account_id }).first()
-    const user = await trx('users')
+    const user = await trx<RowOf<'users'>>('users')
       .where({ account_id: row.account_id })
       .first('disabled', 'default_privacy', 'default_sensitive', 'default_language')
     if (!author || !user || author.suspended_at || user.disabled) return undefined
     const status = statusFromParams(
       row.params,
       {
-        visibility: user.default_privacy as Visibility,
+        visibility: user.default_privacy,
         sensitive: user.default_sensitive,
         language: user.default_language,
       },

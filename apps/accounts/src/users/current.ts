@@ -2,11 +2,10 @@ import type { Request } from 'express'
 import { firstRowPerTable } from '@roost/db'
 import { forbidden, userRequired } from '@roost/service'
 import type { AccountsContext } from '../context'
-import type { AccountRow } from '../entities/account'
+import type { AccountRow, UserRow } from '../db/rows'
 import { home, list } from '../feeds/store'
 import * as outbox from '../outbox/outbox'
 import { loginRefusal } from './login-state'
-import type { UserRow } from './sign-in'
 
 export interface CurrentUser {
   user: UserRow

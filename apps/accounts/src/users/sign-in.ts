@@ -1,26 +1,7 @@
 import type { AccountsContext } from '../context'
 import { maySignIn } from './login-state'
 import { verifyPassword } from './passwords'
-
-export interface UserRow {
-  id: string
-  account_id: string
-  email: string
-  encrypted_password: string
-  locale: string
-  role: string
-  approved: boolean
-  disabled: boolean
-  confirmed_at: Date | null
-  default_privacy: string
-  default_sensitive: boolean
-  default_language: string | null
-  sign_up_reason: string | null
-  created_by_application_id: string | null
-  created_at: Date
-  /** The last API use, at a day's precision (Mastodon's user tracking). */
-  current_sign_in_at: Date
-}
+import type { UserRow } from '../db/rows'
 
 /** The user for an e-mail address (or username) and password, if both match and the login is usable. */
 export async function signInWithPassword(ctx: AccountsContext, login: string, password: string) {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import type { AccountRow } from '../../entities/account'
+import type { AccountRow } from '../../db/rows'
 
 /** How secure mode (AUTHORIZED_FETCH, authorized-fetch.ts) saw the request being answered. */
 export interface SignedFetch {

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { Forbidden, Unauthenticated } from '@roost/errors'
 import type { AccountsContext } from '../../context'
-import type { AccountRow } from '../../entities/account'
+import type { AccountRow } from '../../db/rows'
 import type { SignedFetch } from './activity-json'
 import { wantsActivityJson } from './activity-json'
 import { isUrlBlocked } from '../../federation/domain-blocks'

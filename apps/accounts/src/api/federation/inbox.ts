@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { Forbidden, Malformed, NotFound, Unauthenticated } from '@roost/errors'
 import type { AccountsContext } from '../../context'
-import type { AccountRow } from '../../entities/account'
+import type { AccountRow } from '../../db/rows'
 import * as outbox from '../../outbox/outbox'
 import { findLocalAccount } from '../../queries/accounts'
 import type { Federation } from '../../federation/transport/client'

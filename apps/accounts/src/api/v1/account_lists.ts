@@ -4,7 +4,7 @@ import { paginate } from '@roost/db'
 import { pageParams, readParams } from '@roost/routes'
 import { DEFAULT_ACCOUNTS_LIMIT, paramText, readPage, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../context'
-import type { AccountRow } from '../../entities/account'
+import type { AccountRow } from '../../db/rows'
 import { renderAccount, urlsOf } from '../../entities/account'
 
 /**

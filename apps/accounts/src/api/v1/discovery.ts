@@ -23,7 +23,7 @@ import {
   trendingTags,
   unfeatureTag,
 } from '../../domain/discovery'
-import type { FeaturedTagRow } from '../../domain/discovery'
+import type { FeaturedTagRow } from '../../db/rows'
 import { findVisibleAccount, parseId } from '../../domain/records'
 import { optionalUser, requireUser } from '../../users/current'
 import { readOffset } from './accounts/search'

@@ -3,7 +3,7 @@ import type { AccountsContext } from '../../context'
 import { notFound } from '@roost/service'
 import { activeRules, renderRule } from '../../domain/rules'
 import { domainDigest, publicDomain } from '../../federation/domain-blocks'
-import type { DomainBlockRow } from '../../federation/domain-blocks'
+import type { DomainBlockRow } from '../../db/rows'
 import { optionalUser } from '../../users/current'
 
 /** GET /api/v1/instance/rules — public and cacheable even with a token, as Mastodon's. */

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import { filterKeywordParams, filterParams, filterStatusParams, readParams } from '@roost/routes'
 import type { AccountsContext } from '../../context'
-import type { FilterKeywordRow, FilterRow, FilterStatusRow } from '../../domain/filters'
+import type { FilterKeywordRow, FilterRow, FilterStatusRow } from '../../db/rows'
 import {
   addFilterStatus,
   addKeyword,

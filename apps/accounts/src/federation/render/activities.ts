@@ -1,5 +1,5 @@
-import type { AccountRow, Urls } from '../../entities/account'
-import type { StatusRow } from '../../entities/status'
+import type { Urls } from '../../entities/account'
+import type { AccountRow, StatusRow } from '../../db/rows'
 import { AS, NOTE_CONTEXT, PUBLIC_COLLECTION } from './contexts'
 import type { Note } from './note'
 import { addressing } from './note'

@@ -1,4 +1,5 @@
-import type { AccountRow, Urls } from '../../entities/account'
+import type { Urls } from '../../entities/account'
+import type { AccountRow } from '../../db/rows'
 import { mediaUrl } from '../../entities/account'
 import { fieldValueHtml, textToHtml } from '../../text/html'
 import { ACTOR_CONTEXT, PUBLIC_COLLECTION } from './contexts'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Queue } from 'bullmq'
 import type { Delivery } from '@roost/events'
-import type { AccountRow } from '../../entities/account'
+import type { AccountRow } from '../../db/rows'
 import type { Federation } from './client'
 import { isUnavailable } from './delivery-failures'
 import { isDomainBlocked } from '../domain-blocks'

@@ -5,7 +5,7 @@ import { unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
 import * as relationships from '../../../domain/relationships'
-import type { AccountRow } from '../../../entities/account'
+import type { AccountRow } from '../../../db/rows'
 import { renderRelationship } from '../../../entities/relationship'
 import { requireUser } from '../../../users/current'
 

@@ -4,7 +4,7 @@ import { DEFAULT_ACCOUNTS_LIMIT, forbidden, unprocessable } from '@roost/service
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { renderAccount, urlsOf } from '../../../entities/account'
-import type { ApplicationRow } from '../../../oauth/applications'
+import type { ApplicationRow } from '../../../db/rows'
 import { publishLoginState } from '../../../users/login-state'
 import { clientAddress, ipSignUpSeverity } from '../../../ip_blocks/rules'
 import { issueToken } from '../../../oauth/tokens'

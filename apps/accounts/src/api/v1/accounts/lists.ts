@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../../context'
 import { findAccount } from '../../../domain/records'
-import type { ListRow } from '../../../entities/list'
+import type { ListRow } from '../../../db/rows'
 import { renderList } from '../../../entities/list'
 import { requireUser } from '../../../users/current'
 

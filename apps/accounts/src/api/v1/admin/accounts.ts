@@ -6,7 +6,7 @@ import type { AccountAction } from '@roost/routes'
 import { badRequest, forbidden, readPage, recordNotFound, setPageLinks, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
-import type { AccountRow } from '../../../entities/account'
+import type { AdminAccountRow } from '../../../db/rows'
 import { renderAccount, roleEntity, urlsOf } from '../../../entities/account'
 import { escapeLike } from '../../../queries/sql'
 import { requireAdmin } from '../../../users/current'
@@ -21,18 +21,6 @@ import {
 import { publishLoginState } from '../../../users/login-state'
 
 const ADMIN_ACCOUNTS_LIMIT = 100
-
-export interface AdminAccountRow extends AccountRow {
-  user_id: string
-  email: string
-  locale: string
-  role: string
-  sign_up_reason: string | null
-  confirmed_at: Date | null
-  approved: boolean
-  disabled: boolean
-  created_by_application_id: string | null
-}
 
 export const adminAccounts = (db: Knex) =>
   db('accounts')

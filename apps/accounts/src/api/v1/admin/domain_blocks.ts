@@ -13,7 +13,7 @@ import {
   normaliseBlockedDomain,
   stricterThan,
 } from '../../../federation/domain-blocks'
-import type { DomainBlockRow, DomainBlockSeverity } from '../../../federation/domain-blocks'
+import type { DomainBlockRow, DomainBlockSeverity } from '../../../db/rows'
 import { requireAdmin } from '../../../users/current'
 
 /** Mastodon's LIMIT for this endpoint (default page size; capped at twice that). */

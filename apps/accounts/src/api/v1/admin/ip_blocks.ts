@@ -9,7 +9,7 @@ import { paramText, readPage, recordNotFound, setPageLinks, unprocessable } from
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { publishIpRules } from '../../../ip_blocks/rules'
-import type { IpBlockRow } from '../../../ip_blocks/rules'
+import type { IpBlockRow } from '../../../db/rows'
 import { requireAdmin } from '../../../users/current'
 
 /** Mastodon's LIMIT for this endpoint (default page size; capped at twice that). */

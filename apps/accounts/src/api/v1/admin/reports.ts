@@ -4,25 +4,20 @@ import { adminReportsParams, readParams } from '@roost/routes'
 import { paramText, readPage, recordNotFound, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
-import type { ReportRow } from '../../../domain/reports'
-import type { RuleRow } from '../../../domain/rules'
+import type { AdminAccountRow, ReportRow, RuleRow, StatusRow } from '../../../db/rows'
 import { renderRule } from '../../../domain/rules'
 import { urlsOf } from '../../../entities/account'
 import { reportBasics } from '../../../entities/report'
-import type { StatusRow } from '../../../entities/status'
 import { renderStatuses } from '../../../entities/status'
 import { requireStaff } from '../../../users/current'
-import type { AdminAccountRow } from './accounts'
 import { adminAccounts, renderAdminAccount } from './accounts'
 
 /** The moderators' side of reports (docs/discovery.md, "Reports"): moderators and admins only. */
 
 const ADMIN_REPORTS_LIMIT = 100
 
-type AdminReportRow = ReportRow & { action_taken_by_account_id: string | null; updated_at: Date }
-
 /** Mastodon's Admin::Report for a batch of reports, as `viewerId` (a moderator) sees them. */
-async function renderAdminReports(ctx: AccountsContext, rows: AdminReportRow[], viewerId: string) {
+async function renderAdminReports(ctx: AccountsContext, rows: ReportRow[], viewerId: string) {
   const db = ctx.db
   const accountIds = [
     ...new Set(
@@ -78,7 +73,7 @@ export async function listAdminReports(ctx: AccountsContext, req: Request, res: 
   if (p.account_id !== undefined) query.where('reports.account_id', parseId(p.account_id) ?? '0')
   if (p.target_account_id !== undefined)
     query.where('reports.target_account_id', parseId(p.target_account_id) ?? '0')
-  const rows = await paginate<AdminReportRow>(query, 'reports.id', page)
+  const rows = await paginate<ReportRow>(query, 'reports.id', page)
   setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
     limit: page.limit,
     cursor: (row) => row.id,
@@ -94,9 +89,9 @@ export async function listAdminReports(ctx: AccountsContext, req: Request, res: 
   res.json(await renderAdminReports(ctx, rows, account.id))
 }
 
-async function findReport(ctx: AccountsContext, id: unknown): Promise<AdminReportRow> {
+async function findReport(ctx: AccountsContext, id: unknown): Promise<ReportRow> {
   const reportId = parseId(id)
-  const row: AdminReportRow | undefined = reportId
+  const row: ReportRow | undefined = reportId
     ? await ctx.db('reports').where({ id: reportId }).first()
     : undefined
   if (!row) throw recordNotFound()
@@ -120,7 +115,7 @@ function reportAction(change: (moderatorId: string) => Record<string, unknown>) 
       .where({ id: report.id })
       .update({ ...change(account.id), updated_at: ctx.db.fn.now() })
       .returning('*')
-    const [rendered] = await renderAdminReports(ctx, [row as AdminReportRow], account.id)
+    const [rendered] = await renderAdminReports(ctx, [row as ReportRow], account.id)
     res.json(rendered)
   }
 }

@@ -5,7 +5,7 @@ import { DEFAULT_STATUSES_LIMIT, paramText, readPage, recordNotFound, setPageLin
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { renderConversations } from '../../../entities/conversation'
-import type { AccountConversationRow } from '../../../domain/conversations'
+import type { AccountConversationRow } from '../../../db/rows'
 import { parseId } from '../../../domain/records'
 import { requireUser } from '../../../users/current'
 

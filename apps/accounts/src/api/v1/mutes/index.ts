@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../../context'
-import type { AccountRow } from '../../../entities/account'
+import type { AccountRow } from '../../../db/rows'
 import { forgetExpiredMutes } from '../../../domain/relationships'
 import { activeMute } from '../../../queries/relationships'
 import { requireUser } from '../../../users/current'

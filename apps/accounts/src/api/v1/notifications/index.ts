@@ -11,7 +11,7 @@ import {
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
-import type { NotificationRow } from '../../../entities/notification'
+import type { NotificationRow } from '../../../db/rows'
 import { renderNotifications } from '../../../entities/notification'
 import { requireUser } from '../../../users/current'
 import { hiddenIn } from '../../../queries/filters'

@@ -12,7 +12,7 @@ import {
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
-import type { ScheduledStatusRow } from '../../../domain/scheduled_statuses'
+import type { ScheduledStatusRow } from '../../../db/rows'
 import { parseScheduledAt, reschedule } from '../../../domain/scheduled_statuses'
 import { renderScheduledStatus, renderScheduledStatuses } from '../../../entities/scheduled_status'
 import { requireUser } from '../../../users/current'

@@ -7,7 +7,7 @@ import { urlsOf } from '../../../entities/account'
 import * as favourites from '../../../domain/favourites'
 import { parseId } from '../../../domain/records'
 import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
-import type { StatusRow } from '../../../entities/status'
+import type { StatusRow } from '../../../db/rows'
 import { renderStatus } from '../../../entities/status'
 import { requireUser } from '../../../users/current'
 

@@ -5,17 +5,16 @@ import { DEFAULT_STATUSES_LIMIT, forbidden, recordNotFound, unprocessable } from
 import type { AccountsContext } from '../../../context'
 import { urlsOf } from '../../../entities/account'
 import { parseId } from '../../../domain/records'
-import type { CreatedStatus, NewStatus, Visibility } from '../../../domain/statuses'
+import type { CreatedStatus, NewStatus } from '../../../domain/statuses'
 import { createStatus, deleteStatus, findVisibleStatus } from '../../../domain/statuses'
 import { permittedStatuses } from '../../../domain/threads'
 import { resolveMentions, withLocalMentions } from '../../../federation/mentions'
 import { once } from '../../../domain/idempotency'
-import type { StatusRow } from '../../../entities/status'
+import type { ScheduledParams, ScheduledStatusRow, StatusRow } from '../../../db/rows'
 import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 import type { StatusEdit } from '../../../domain/edits'
 import { editStatus } from '../../../domain/edits'
-import type { ScheduledParams, ScheduledStatusRow } from '../../../domain/scheduled_statuses'
 import { parseScheduledAt, scheduleStatus } from '../../../domain/scheduled_statuses'
 import { renderScheduledStatus } from '../../../entities/scheduled_status'
 import type { NewPoll } from '../../../domain/polls'
@@ -38,19 +37,13 @@ export function pollOf(
 /** POST /api/v1/statuses */
 export async function postStatus(ctx: AccountsContext, req: Request, res: Response) {
   const { user, account, application } = await requireUser(ctx, req)
-  // The posting defaults of the user's preferences (users.default_*).
-  const defaults = user as typeof user & {
-    default_privacy: Visibility
-    default_sensitive: boolean
-    default_language: string | null
-  }
   const p = readParams(req, postStatusParams)
   const input: NewStatus = {
     text: p.status ?? '',
     spoilerText: p.spoiler_text ?? '',
-    sensitive: p.sensitive ?? defaults.default_sensitive,
-    visibility: p.visibility ?? defaults.default_privacy,
-    language: p.language || defaults.default_language || null,
+    sensitive: p.sensitive ?? user.default_sensitive,
+    visibility: p.visibility ?? user.default_privacy,
+    language: p.language || user.default_language || null,
     inReplyToId: p.in_reply_to_id ? (parseId(p.in_reply_to_id) ?? '0') : undefined,
     mediaIds: p.media_ids ?? [],
     applicationId: application?.id ?? null,

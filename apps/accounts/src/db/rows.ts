@@ -1,0 +1,417 @@
+import type { IpSeverity } from '@roost/auth'
+import type { OutboxEvent } from '@roost/events'
+
+/**
+ * The rows of the accounts schema, as knex returns them (bigint ids and counts as strings), and the row types of the
+ * joins that several modules read. The bottom layer: it imports nothing of the app (docs/architecture.md, "Layers").
+ */
+
+/** An admin domain block's severity (Mastodon's DomainBlock). */
+export type DomainBlockSeverity = 'silence' | 'suspend' | 'noop'
+
+export type FilterAction = 'warn' | 'hide' | 'blur'
+
+/** The timelines a marker can be kept for (Mastodon's Marker::TIMELINES). */
+export type MarkerTimeline = 'home' | 'notifications'
+
+/**
+ * Mastodon's Account entity (docs: entities/Account; mastodon/mastodon app/serializers/rest/account_serializer.rb).
+ * A suspended account keeps its id, names, counts and dates and shows nothing else (docs/mastodon-compatibility.md, "Accounts").
+ */
+export interface AccountRow {
+  id: string
+  username: string
+  display_name: string
+  note: string
+  locked: boolean
+  bot: boolean
+  discoverable: boolean
+  indexable: boolean
+  hide_collections: boolean
+  fields: { name: string; value: string; verified_at: string | null }[]
+  avatar_file: string | null
+  header_file: string | null
+  suspended_at: Date | null
+  silenced_at: Date | null
+  followers_count: number
+  following_count: number
+  statuses_count: number
+  last_status_at: Date | null
+  created_at: Date
+  updated_at?: Date
+  /** The owner's role, when the query joined `users` (local accounts always have one). */
+  role?: string | null
+  /** Null for local accounts; a remote account's `host[:port]` (docs/federation.md, "Remote accounts"). */
+  domain?: string | null
+  uri?: string | null
+  url?: string | null
+  inbox_url?: string | null
+  shared_inbox_url?: string | null
+  outbox_url?: string | null
+  followers_url?: string | null
+  following_url?: string | null
+  featured_url?: string | null
+  actor_type?: string | null
+  public_key?: string | null
+  public_key_id?: string | null
+  private_key?: string | null
+  avatar_remote_url?: string | null
+  header_remote_url?: string | null
+  fetched_at?: Date | null
+}
+
+export interface UserRow {
+  id: string
+  account_id: string
+  email: string
+  encrypted_password: string
+  locale: string
+  role: string
+  approved: boolean
+  disabled: boolean
+  confirmed_at: Date | null
+  /** The posting default of the user's preferences, a status's visibility. */
+  default_privacy: StatusRow['visibility']
+  default_sensitive: boolean
+  default_language: string | null
+  sign_up_reason: string | null
+  created_by_application_id: string | null
+  created_at: Date
+  /** The last API use, at a day's precision (Mastodon's user tracking). */
+  current_sign_in_at: Date
+}
+
+export interface AdminAccountRow extends AccountRow {
+  user_id: string
+  email: string
+  locale: string
+  role: string
+  sign_up_reason: string | null
+  confirmed_at: Date | null
+  approved: boolean
+  disabled: boolean
+  created_by_application_id: string | null
+}
+
+export interface ApplicationRow {
+  id: string
+  name: string
+  website: string | null
+  redirect_uri: string
+  scopes: string
+  client_id: string
+  client_secret: string
+}
+
+export interface AccessTokenRow {
+  id: string
+  application_id: string
+  user_id: string | null
+  scopes: string
+  created_at: Date
+  revoked_at: Date | null
+}
+
+export interface StatusRow {
+  id: string
+  account_id: string
+  application_id?: string | null
+  text: string
+  spoiler_text: string
+  sensitive: boolean
+  visibility: 'public' | 'unlisted' | 'private' | 'direct'
+  language: string | null
+  in_reply_to_id: string | null
+  in_reply_to_account_id: string | null
+  reblog_of_id: string | null
+  /** The thread; null on reblogs. */
+  conversation_id: string | null
+  edited_at: Date | null
+  /** The attachments in the author's order once edited; null: every attached one, in id order. */
+  ordered_media_attachment_ids: string[] | null
+  /** The ActivityPub id and page of a status from another server; null for local ones (docs/federation.md). */
+  uri?: string | null
+  url?: string | null
+  created_at: Date
+}
+
+export interface StatusEditRow {
+  id: string
+  status_id: string
+  account_id: string | null
+  text: string
+  spoiler_text: string
+  sensitive: boolean
+  ordered_media_attachment_ids: string[] | null
+  media_descriptions: (string | null)[] | null
+  poll_options: string[] | null
+  created_at: Date
+}
+
+export interface MediaAttachmentRow {
+  id: string
+  account_id: string
+  status_id: string | null
+  /** The scheduled status holding it until publication. */
+  scheduled_status_id?: string | null
+  file: string
+  content_type: string
+  description: string | null
+  /** The `small` preview saved next to the original (docs/mastodon-compatibility.md, "Statuses and media"); null on older rows. */
+  preview_file?: string | null
+  meta?: Record<string, unknown> | null
+  blurhash?: string | null
+  /** The URL of an attachment of a remote status; `file` is empty until the worker copies it (docs/federation.md). */
+  remote_url?: string | null
+  created_at: Date
+}
+
+export interface PollRow {
+  id: string
+  account_id: string
+  status_id: string
+  options: string[]
+  multiple: boolean
+  hide_totals: boolean
+  /** Null only for a remote poll whose server gave it no end. */
+  expires_at: Date | null
+  /** When the `poll` notifications of its end were made (null: not yet, or the clock restarted since). */
+  expiry_notified_at: Date | null
+  cached_tallies: string[]
+  votes_count: string
+  voters_count: string
+  created_at: Date
+  updated_at: Date
+}
+
+export interface TagRow {
+  id: string
+  /** Normalised (normalizeTag). */
+  name: string
+  display_name: string
+  usable: boolean | null
+  listable: boolean | null
+  trendable: boolean | null
+  last_status_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface FeaturedTagRow {
+  id: string
+  account_id: string
+  tag_id: string
+  name: string
+  display_name: string
+  statuses_count: string
+  last_status_at: Date | null
+}
+
+export interface NotificationRow {
+  id: string
+  account_id: string
+  from_account_id: string
+  type: string
+  status_id: string | null
+  /** The row the notification is about (a report for `admin.report`). */
+  activity_id?: string | null
+  /** Its group (docs/discovery.md, "Grouped notifications"); null for types never grouped. */
+  group_key?: string | null
+  created_at: Date
+}
+
+/** Mastodon's AccountConversation: an account's view of a direct-message thread with one set of participants. */
+export interface AccountConversationRow {
+  id: string
+  account_id: string
+  conversation_id: string
+  participant_account_ids: string[]
+  status_ids: string[]
+  last_status_id: string | null
+  unread: boolean
+}
+
+export interface FollowRequestRow {
+  id: string
+  account_id: string
+  target_account_id: string
+  show_reblogs: boolean
+  notify: boolean
+  languages: string[] | null
+  uri: string | null
+}
+
+/** Mastodon's List entity (REST::ListSerializer). */
+export interface ListRow {
+  id: string
+  account_id: string
+  title: string
+  replies_policy: 'list' | 'followed' | 'none'
+  exclusive: boolean
+  created_at: Date
+  updated_at: Date
+}
+
+export interface FilterRow {
+  id: string
+  account_id: string
+  title: string
+  context: string[]
+  filter_action: FilterAction
+  expires_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface FilterKeywordRow {
+  id: string
+  custom_filter_id: string
+  keyword: string
+  whole_word: boolean
+}
+
+export interface FilterStatusRow {
+  id: string
+  custom_filter_id: string
+  status_id: string
+}
+
+export interface MarkerRow {
+  id: string
+  user_id: string
+  timeline: MarkerTimeline
+  last_read_id: string
+  lock_version: number
+  updated_at: Date
+}
+
+/**
+ * A scheduled status's parameters, stored as given and shown as Mastodon's ScheduledStatus `params` (the options
+ * of its PostStatusService): what the client left out is null and is decided at publication (the author's
+ * default visibility, say), as in Mastodon.
+ */
+export interface ScheduledParams {
+  text: string | null
+  spoiler_text: string | null
+  sensitive: boolean | null
+  visibility: StatusRow['visibility'] | null
+  language: string | null
+  in_reply_to_id: string | null
+  media_ids: string[] | null
+  poll: { options: string[]; expires_in: number | null; multiple: boolean; hide_totals: boolean } | null
+  application_id: string | null
+  scheduled_at: null
+  idempotency: null
+  with_rate_limit: false
+}
+
+export interface ScheduledStatusRow {
+  id: string
+  account_id: string
+  scheduled_at: Date
+  params: ScheduledParams
+  created_at: Date
+}
+
+export interface ReportRow {
+  id: string
+  account_id: string
+  target_account_id: string
+  status_ids: string[]
+  rule_ids: string[] | null
+  comment: string
+  category: 'spam' | 'legal' | 'violation' | 'other'
+  forwarded: boolean
+  assigned_account_id: string | null
+  action_taken_at: Date | null
+  /** The moderator who resolved it. */
+  action_taken_by_account_id: string | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface RuleRow {
+  id: string
+  priority: number
+  text: string
+  hint: string
+  deleted_at: Date | null
+}
+
+export interface AnnouncementRow {
+  id: string
+  text: string
+  published: boolean
+  all_day: boolean
+  starts_at: Date | null
+  ends_at: Date | null
+  published_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface DomainBlockRow {
+  id: string
+  domain: string
+  severity: DomainBlockSeverity
+  reject_media: boolean
+  reject_reports: boolean
+  private_comment: string | null
+  public_comment: string | null
+  obfuscate: boolean
+  created_at: Date
+  updated_at: Date
+}
+
+export interface IpBlockRow {
+  id: string
+  /** Postgres `cidr`, always with its prefix: `10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7/32`. */
+  ip: string
+  severity: IpSeverity
+  comment: string
+  expires_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface OutboxRow {
+  id: string
+  payload: OutboxEvent
+}
+
+/**
+ * The tables that have a row type here, by name. A plain map, not knex's `declare module 'knex/types/tables'`
+ * augmentation: that types every `db('statuses')` of the program, tests' fixtures included, and broke 177 places
+ * (reads with `.first()` turn possibly undefined, partial inserts and joined columns no longer fit the row). Name a
+ * table's row with `RowOf<'statuses'>`, or type one query with `db<RowOf<'statuses'>>('statuses')`.
+ */
+export interface Tables {
+  accounts: AccountRow
+  users: UserRow
+  oauth_applications: ApplicationRow
+  oauth_access_tokens: AccessTokenRow
+  statuses: StatusRow
+  status_edits: StatusEditRow
+  media_attachments: MediaAttachmentRow
+  polls: PollRow
+  tags: TagRow
+  featured_tags: FeaturedTagRow
+  notifications: NotificationRow
+  account_conversations: AccountConversationRow
+  follow_requests: FollowRequestRow
+  lists: ListRow
+  custom_filters: FilterRow
+  custom_filter_keywords: FilterKeywordRow
+  custom_filter_statuses: FilterStatusRow
+  markers: MarkerRow
+  scheduled_statuses: ScheduledStatusRow
+  reports: ReportRow
+  rules: RuleRow
+  announcements: AnnouncementRow
+  domain_blocks: DomainBlockRow
+  ip_blocks: IpBlockRow
+  outbox: OutboxRow
+}
+
+/** The row of a table: `RowOf<'users'>` is `UserRow`. */
+export type RowOf<T extends keyof Tables> = Tables[T]
