@@ -118,13 +118,17 @@ export const renderLike = (urls: Urls, account: AccountRow, favouriteId: string,
   ...likeObject(urls, account, favouriteId, objectUri),
 })
 
-export const renderUndoLike = (urls: Urls, account: AccountRow, favouriteId: string, objectUri: string) => ({
+/** The Undo of a Like or a Block of ours: the activity's own id with `/undo`, the activity as its object. */
+const undoOf = (activity: { id: string; actor: string }) => ({
   '@context': AS,
-  id: `${actorUriOf(urls, account)}#likes/${favouriteId}/undo`,
+  id: `${activity.id}/undo`,
   type: 'Undo',
-  actor: actorUriOf(urls, account),
-  object: likeObject(urls, account, favouriteId, objectUri),
+  actor: activity.actor,
+  object: activity,
 })
+
+export const renderUndoLike = (urls: Urls, account: AccountRow, favouriteId: string, objectUri: string) =>
+  undoOf(likeObject(urls, account, favouriteId, objectUri))
 
 /**
  * A vote in a remote poll, as Mastodon's VoteService sends it: a Create of a Note whose `name` is the option's
@@ -209,13 +213,8 @@ export const renderBlock = (urls: Urls, blocker: Actor, blocked: Actor, blockId:
   ...blockObject(urls, blocker, blocked, blockId),
 })
 
-export const renderUndoBlock = (urls: Urls, blocker: Actor, blocked: Actor, blockId: string) => ({
-  '@context': AS,
-  id: `${actorUriOf(urls, blocker)}#blocks/${blockId}/undo`,
-  type: 'Undo',
-  actor: actorUriOf(urls, blocker),
-  object: blockObject(urls, blocker, blocked, blockId),
-})
+export const renderUndoBlock = (urls: Urls, blocker: Actor, blocked: Actor, blockId: string) =>
+  undoOf(blockObject(urls, blocker, blocked, blockId))
 
 /**
  * A report forwarded to the reported account's server (Mastodon's FlagSerializer): sent by the instance actor, so
