@@ -130,7 +130,7 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
     return r.feedRemove(k.items, k.reblogs, item.id, item.reblog_of_id ?? '')
   }
 
-  return {
+  const store = {
     keys,
 
     /** Adds items (oldest first, as they would have arrived) to one feed, in one round trip. */
@@ -217,11 +217,11 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
      * fails, the claim is given back, so the next read tries again. Undefined when another holds the claim.
      */
     async withClaim<T>(feed: Feed, start: () => Promise<T>): Promise<T | undefined> {
-      if (!(await this.claimRegeneration(feed))) return undefined
+      if (!(await store.claimRegeneration(feed))) return undefined
       try {
         return await start()
       } catch (err) {
-        await this.drop(feed)
+        await store.drop(feed)
         throw err
       }
     },
@@ -241,6 +241,7 @@ export function createFeedStore(redis: Redis, redisPrefix: string) {
       await redis.feedDrop(k.items, k.reblogs, k.state)
     },
   }
+  return store
 }
 
 export type FeedStore = ReturnType<typeof createFeedStore>
