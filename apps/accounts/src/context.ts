@@ -6,6 +6,7 @@ import type { Logger } from '@roost/service'
 import type { AccountsConfig } from './config'
 import type { Federation } from './federation/transport/client'
 import type { FeedStore } from './feeds/store'
+import type { MediaFiles } from './media/files'
 import type { SigningKeys } from './oauth/keys'
 import type { StreamingPublisher } from './streaming/publisher'
 
@@ -24,6 +25,8 @@ export interface AccountsContext {
   federation: Federation
   /** Live events the service itself causes (a conversation marked read); the worker publishes the rest. */
   streaming: StreamingPublisher
+  /** Where uploaded and copied media files are kept (docs/media.md). */
+  media: MediaFiles
 }
 
 export type AccountsHandler = (ctx: AccountsContext, req: Request, res: Response) => unknown

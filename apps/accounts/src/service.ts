@@ -16,6 +16,7 @@ import { createStreamingPublisher } from './streaming/publisher'
 import { publishAllListOwners } from './streaming/list-owners'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
+import { mediaFilesOf } from './media/files'
 
 export { SCHEMA }
 
@@ -42,7 +43,7 @@ export async function createAccountsService(config: AccountsConfig) {
     db,
     redis,
     redisPrefix: config.REDIS_PREFIX,
-    urls: urlsOf(config.PUBLIC_URL),
+    urls: urlsOf(config),
     logger,
   })
   const ctx: AccountsContext = {
@@ -57,6 +58,7 @@ export async function createAccountsService(config: AccountsConfig) {
     feeds,
     federation,
     streaming,
+    media: mediaFilesOf(config),
   }
 
   const app = createApp({

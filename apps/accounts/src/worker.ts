@@ -16,6 +16,7 @@ import { activitiesProcessor, createConsumers } from './worker/activities'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
 import { distributePollSoon, sweepLostTimers, timersProcessor } from './worker/timers'
+import { mediaFilesOf } from './media/files'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
 const SWEEP_EVERY_MS = 60_000
@@ -56,7 +57,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     logger,
   })
   const { activities, timers, inbox, deliveries } = workers.queues
-  const urls = urlsOf(config.PUBLIC_URL)
+  const urls = urlsOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const streaming = createStreamingPublisher({ db, redis, redisPrefix: config.REDIS_PREFIX, urls, logger })
   const federation = createFederation({ db, config, logger })
@@ -69,7 +70,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     federation,
     deliver,
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
-    media: { config },
+    media: mediaFilesOf(config),
     logger,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY

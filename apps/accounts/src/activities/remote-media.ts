@@ -3,8 +3,8 @@ import type { Logger } from '@roost/service'
 import type { Federation } from '../federation/transport/client'
 import { domainPolicy } from '../federation/domain-blocks'
 import { storeAttachmentImage } from '../media/attachment'
-import type { MediaStore } from '../media/storage'
-import { imageType, removeImage } from '../media/storage'
+import type { MediaFiles } from '../media/files'
+import { imageType } from '../media/storage'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 
@@ -26,7 +26,7 @@ interface RemoteAttachment {
 export function remoteMediaConsumer(
   db: Knex,
   federation: Federation,
-  store: MediaStore,
+  files: MediaFiles,
   logger: Logger,
 ): Consumer {
   async function copyMedia({ statusId }: { statusId: string }, reads: Reads) {
@@ -54,7 +54,7 @@ export function remoteMediaConsumer(
     if (!imageType(data)) return // videos, audio and anything else stay linked
     let stored: Awaited<ReturnType<typeof storeAttachmentImage>>
     try {
-      stored = await storeAttachmentImage(store, data)
+      stored = await storeAttachmentImage(files, data)
     } catch (err) {
       logger.info({ err, url: attachment.remote_url }, 'remote attachment does not decode: it stays linked')
       return
@@ -70,7 +70,7 @@ export function remoteMediaConsumer(
         blurhash: attachment.blurhash ?? stored.blurhash,
       })
     // Another run copied it first (a retried job): ours are not needed.
-    if (!updated) for (const file of [stored.file, stored.previewFile]) await removeImage(store, file)
+    if (!updated) for (const file of [stored.file, stored.previewFile]) await files.remove(file)
   }
 
   return { 'status.created': copyMedia, 'status.updated': copyMedia }

@@ -4,9 +4,11 @@ import type { AccountRow } from '../db/rows'
 export interface Urls {
   /** The public base URL, no trailing slash. */
   base: string
+  /** Where stored media files are served from, no trailing slash (docs/media.md, "Where files are kept"). */
+  media: string
 }
 
-export const mediaUrl = (urls: Urls, file: string) => `${urls.base}/media/${file}`
+export const mediaUrl = (urls: Urls, file: string) => `${urls.media}/${file}`
 export const missingAvatar = (urls: Urls) => `${urls.base}/avatars/original/missing.png`
 export const missingHeader = (urls: Urls) => `${urls.base}/headers/original/missing.png`
 
@@ -120,5 +122,13 @@ export function renderCredentialAccount(
   }
 }
 
-/** The base for absolute URLs: the public address clients use (PUBLIC_URL), without a trailing slash. */
-export const urlsOf = (publicUrl: string): Urls => ({ base: publicUrl.replace(/\/$/, '') })
+/** What absolute URLs are made of: the public address clients use, and where media files are served from. */
+export interface UrlSettings {
+  PUBLIC_URL: string
+}
+
+/** The bases for absolute URLs, without trailing slashes: PUBLIC_URL, and its /media for stored files. */
+export function urlsOf(settings: UrlSettings): Urls {
+  const base = settings.PUBLIC_URL.replace(/\/$/, '')
+  return { base, media: `${base}/media` }
+}

@@ -21,7 +21,7 @@ describe('ANY_MENTION', () => {
 })
 
 describe('statusHtml with remote mentions', () => {
-  const urls = urlsOf('https://roost.example')
+  const urls = urlsOf({ PUBLIC_URL: 'https://roost.example' })
   const account = (over: Partial<AccountRow>) => over as AccountRow
   const bob = account({
     username: 'bob',

@@ -1,9 +1,7 @@
-import { writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { encode } from 'blurhash'
 import sharp from 'sharp'
 import { Invalid } from '@roost/errors'
-import type { MediaStore } from './storage'
+import type { MediaFiles } from './files'
 import { imageType, notAnImage, storeImage } from './storage'
 
 /** Mastodon's MediaAttachment IMAGE_STYLES `small`: at most 230,400 pixels (640×360), never enlarged. */
@@ -49,7 +47,7 @@ const UNDECODABLE = 'File type of uploaded media could not be verified'
  * An upload whose header says image but which does not decode is a 422, never a 500.
  */
 export async function storeAttachmentImage(
-  ctx: MediaStore,
+  files: MediaFiles,
   data: Buffer,
 ): Promise<{ file: string; type: string; previewFile: string; meta: MediaMeta; blurhash: string }> {
   // Not an image by its first bytes: storeImage's 422, as for avatars.
@@ -83,10 +81,11 @@ export async function storeAttachmentImage(
   } catch (err) {
     throw new Invalid(UNDECODABLE, undefined, { cause: err })
   }
-  const stored = await storeImage(ctx, data)
+  const stored = await storeImage(files, data)
   const small = smallSize(decoded.width, decoded.height)
-  const previewFile = `${stored.file.split('.')[0]}-small.${stored.type === 'image/jpeg' ? 'jpg' : 'png'}`
-  await writeFile(path.join(ctx.config.MEDIA_DIR, previewFile), decoded.small, { flag: 'wx' })
+  const jpeg = stored.type === 'image/jpeg'
+  const previewFile = `${stored.file.split('.')[0]}-small.${jpeg ? 'jpg' : 'png'}`
+  await files.put(previewFile, decoded.small, jpeg ? 'image/jpeg' : 'image/png')
   const blurhash = encode(
     new Uint8ClampedArray(decoded.pixels),
     decoded.pw,

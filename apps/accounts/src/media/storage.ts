@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Request, Response } from 'express'
 import { Invalid } from '@roost/errors'
 import type { AccountsContext } from '../context'
+import type { MediaFiles } from './files'
 
 /** Images Roost accepts, recognised by their first bytes rather than the client's word. */
 const SIGNATURES: { type: string; ext: string; matches: (b: Buffer) => boolean }[] = [
@@ -22,11 +22,6 @@ const SIGNATURES: { type: string; ext: string; matches: (b: Buffer) => boolean }
   },
 ]
 
-/** Where images are kept: the accounts service's context, or the accounts worker's (remote media). */
-export interface MediaStore {
-  config: { MEDIA_DIR: string }
-}
-
 /** The 422 for an upload that is not an image by its first bytes. */
 export const notAnImage = () =>
   new Invalid('Validation failed: File has contents that are not what they are reported to be')
@@ -35,22 +30,19 @@ export function imageType(data: Buffer) {
   return SIGNATURES.find((s) => s.matches(data))
 }
 
+/** A new random file name (`<32 hex>.<ext>`); its preview is `<32 hex>-small.<ext>`. */
+export const newFileName = (ext: string) => `${randomBytes(16).toString('hex')}.${ext}`
+
 /**
- * Stores an uploaded image under MEDIA_DIR with a random name and returns the name; it is served back at
- * `/media/<name>`. Anything that is not a PNG, JPEG, GIF or WebP is refused with 422.
+ * Stores an uploaded image with a random name and returns the name; it is served back at `urls.media/<name>`.
+ * Anything that is not a PNG, JPEG, GIF or WebP is refused with 422.
  */
-export async function storeImage(ctx: MediaStore, data: Buffer): Promise<{ file: string; type: string }> {
+export async function storeImage(files: MediaFiles, data: Buffer): Promise<{ file: string; type: string }> {
   const kind = imageType(data)
   if (!kind) throw notAnImage()
-  const file = `${randomBytes(16).toString('hex')}.${kind.ext}`
-  await mkdir(ctx.config.MEDIA_DIR, { recursive: true })
-  await writeFile(path.join(ctx.config.MEDIA_DIR, file), data, { flag: 'wx' })
+  const file = newFileName(kind.ext)
+  await files.put(file, data, kind.type)
   return { file, type: kind.type }
-}
-
-/** Deletes a stored image; one already gone is fine. */
-export async function removeImage(ctx: MediaStore, file: string): Promise<void> {
-  await rm(path.join(ctx.config.MEDIA_DIR, path.basename(file)), { force: true })
 }
 
 const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp)$/

@@ -15,7 +15,7 @@ import type { Urls } from '../entities/account'
 import type { Feeds } from '../feeds/context'
 import type { Federation } from '../federation/transport/client'
 import type { Deliver } from '../federation/transport/delivery-queue'
-import type { MediaStore } from '../media/storage'
+import type { MediaFiles } from '../media/files'
 import type { StreamingPublisher } from '../streaming/publisher'
 
 /**
@@ -31,7 +31,7 @@ export function createConsumers(d: {
   deliver: Deliver
   /** Asks for a local poll's counts to go to other servers a few minutes from now (the `poll.distribute` timer). */
   pollUpdateSoon: (pollId: string) => Promise<void>
-  media: MediaStore
+  media: MediaFiles
   logger: Logger
 }) {
   return {

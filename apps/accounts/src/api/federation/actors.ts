@@ -45,7 +45,7 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
   if (!wantsActivityJson(req)) return redirectToPage(ctx, req, res)
   const account = await accountOf(ctx, req)
   const keys = await localKeyPair(ctx.db, account.id)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const actor = renderActor(account, keys.publicKey, urls, localDomainOf(ctx.config))
   const signedFetch = signedFetchOf(res)
   const shown =
@@ -61,14 +61,14 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
 export async function instanceActorDocument(ctx: AccountsContext, _req: Request, res: Response) {
   if (!ctx.config.FEDERATION) throw new NotFound()
   const keys = await instanceKeyPair(ctx.db)
-  const actor = renderInstanceActor(urlsOf(ctx.config.PUBLIC_URL), localDomainOf(ctx.config), keys.publicKey)
+  const actor = renderInstanceActor(urlsOf(ctx.config), localDomainOf(ctx.config), keys.publicKey)
   sendActivityJson(res, actor, SUMMARY_CACHE)
 }
 
 /** GET /actor/outbox: the instance actor posts nothing. */
 export function instanceActorOutbox(ctx: AccountsContext, _req: Request, res: Response) {
   if (!ctx.config.FEDERATION) throw new NotFound()
-  const id = `${instanceActorUri(urlsOf(ctx.config.PUBLIC_URL))}/outbox`
+  const id = `${instanceActorUri(urlsOf(ctx.config))}/outbox`
   sendActivityJson(
     res,
     { '@context': AS, id, type: 'OrderedCollection', totalItems: 0, orderedItems: [] },
@@ -89,7 +89,7 @@ async function accountCollection(
 ) {
   const account = await accountOf(ctx, req)
   const p = readParams(req, collectionParams)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const id = `${actorUri(urls, account.username)}/${which}`
   const total = which === 'followers' ? account.followers_count : account.following_count
   if (p.page === undefined || p.page === '') {
@@ -176,7 +176,7 @@ async function outboxActivities(ctx: AccountsContext, urls: Urls, author: Accoun
 export async function outboxCollection(ctx: AccountsContext, req: Request, res: Response) {
   const account = await accountOf(ctx, req)
   const p = readParams(req, collectionParams)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const id = `${actorUri(urls, account.username)}/outbox`
   if (p.page === undefined || p.page === '')
     return sendActivityJson(
@@ -218,7 +218,7 @@ export async function outboxCollection(ctx: AccountsContext, req: Request, res: 
 /** GET /users/:username/collections/featured: the pinned public and unlisted posts, as Notes. */
 export async function featuredCollection(ctx: AccountsContext, req: Request, res: Response) {
   const account = await accountOf(ctx, req)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const rows: StatusRow[] = await fetchableStatuses(ctx, account.id)
     .join('status_pins', 'status_pins.status_id', 'statuses.id')
     .whereNull('statuses.reblog_of_id')
@@ -260,7 +260,7 @@ export async function createActivityDocument(ctx: AccountsContext, req: Request,
   if (ctx.config.AUTHORIZED_FETCH && ctx.config.FEDERATION && !signedFetchOf(res).on)
     throw new Unauthenticated('Request not signed')
   const { account, note, open } = await servedNote(ctx, req, res)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   sendActivityJson(
     res,
     renderCreate(note as Parameters<typeof renderCreate>[0], actorUri(urls, account.username)),
@@ -298,7 +298,7 @@ export async function repliesDocument(ctx: AccountsContext, req: Request, res: R
   else query.where({ account_id: account.id })
   if (minId) query.where('id', '>', minId)
   const rows: StatusRow[] = await query
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const notes = others ? new Map<string, object>() : await renderNotes(ctx.db, urls, rows)
   const authors = others
     ? await accountsById(
@@ -340,7 +340,7 @@ async function servedNote(ctx: AccountsContext, req: Request, res: Response) {
   if (!row) throw new NotFound()
   const open = row.visibility === 'public' || row.visibility === 'unlisted'
   if (!open && !(await signerMaySee(ctx, req, res, row))) throw new NotFound()
-  const notes = await renderNotes(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row])
+  const notes = await renderNotes(ctx.db, urlsOf(ctx.config), [row])
   return { account, note: notes.get(row.id)!, open }
 }
 

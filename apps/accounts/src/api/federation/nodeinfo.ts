@@ -10,7 +10,7 @@ const SCHEMA_2_0 = 'http://nodeinfo.diaspora.software/ns/schema/2.0'
 /** GET /.well-known/nodeinfo: where the NodeInfo documents are (Mastodon serves 2.0 only). */
 export function nodeinfoLinks(ctx: AccountsContext, _req: Request, res: Response) {
   res.set('Cache-Control', 'max-age=259200, public')
-  res.json({ links: [{ rel: SCHEMA_2_0, href: `${urlsOf(ctx.config.PUBLIC_URL).base}/nodeinfo/2.0` }] })
+  res.json({ links: [{ rel: SCHEMA_2_0, href: `${urlsOf(ctx.config).base}/nodeinfo/2.0` }] })
 }
 
 const DAY_MS = 24 * 3600 * 1000

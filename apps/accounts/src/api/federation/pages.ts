@@ -141,7 +141,7 @@ const visibleOnPages = (ctx: AccountsContext, accountId: string) =>
 export async function profilePage(ctx: AccountsContext, req: Request, res: Response) {
   const account = await findLocalAccount(ctx.db, String(req.params.username))
   if (!account) return notFoundPage(ctx, res)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const handle = `@${account.username}@${localDomainOf(ctx.config)}`
   const title = `${nameOf(account)} (${handle})`
   const og = {
@@ -189,7 +189,7 @@ export async function statusPage(ctx: AccountsContext, req: Request, res: Respon
       ? await visibleOnPages(ctx, account.id).where({ id }).first()
       : undefined
   if (!account || !status) return notFoundPage(ctx, res)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const handle = `@${account.username}@${localDomainOf(ctx.config)}`
   const title = `${nameOf(account)} (${handle})`
   const image = await ctx.db('media_attachments').where({ status_id: status.id }).orderBy('id').first('file')
@@ -218,7 +218,7 @@ export async function statusPage(ctx: AccountsContext, req: Request, res: Respon
  * on Accept), as Mastodon's routes do.
  */
 export function redirectToPage(ctx: AccountsContext, req: Request, res: Response) {
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const username = encodeURIComponent(String(req.params.username))
   const target = req.params.id
     ? `${urls.base}/@${username}/${encodeURIComponent(String(req.params.id))}`

@@ -6,6 +6,7 @@ import { localDomainOf } from '../../config'
 import type { AccountsContext } from '../../context'
 import type { AccountRow } from '../../db/rows'
 import { mediaUrl, urlsOf } from '../../entities/account'
+import type { Urls } from '../../entities/account'
 import { findLocalAccount } from '../../queries/accounts'
 import { actorUri, instanceActorUri, profileUrl } from '../../federation/uris'
 
@@ -58,8 +59,8 @@ const AVATAR_TYPES: Record<string, string> = {
 }
 
 /** The JRD of a local account (Mastodon's WebfingerSerializer). */
-export function accountJrd(account: AccountRow, localDomain: string, base: string) {
-  const urls = { base }
+export function accountJrd(account: AccountRow, localDomain: string, urls: Urls) {
+  const { base } = urls
   const profile = profileUrl(urls, account.username)
   const self = actorUri(urls, account.username)
   const links: Record<string, string>[] = [
@@ -89,12 +90,13 @@ export async function webfinger(ctx: AccountsContext, req: Request, res: Respons
   const { resource } = readParams(req, webfingerParams)
   if (typeof resource !== 'string' || !resource.trim()) return fail(400)
   const localDomain = localDomainOf(ctx.config)
-  const base = urlsOf(ctx.config.PUBLIC_URL).base
+  const urls = urlsOf(ctx.config)
+  const { base } = urls
   const target = parseResource(resource.trim(), localDomain, base)
   if (!target) return fail(400)
   let body
   if (target.kind === 'instance') {
-    const actor = instanceActorUri({ base })
+    const actor = instanceActorUri(urls)
     body = {
       subject: `acct:${localDomain}@${localDomain}`,
       aliases: [actor],
@@ -110,7 +112,7 @@ export async function webfinger(ctx: AccountsContext, req: Request, res: Respons
   } else {
     const account = target.kind === 'account' ? await findLocalAccount(ctx.db, target.username) : undefined
     if (!account) return fail(404)
-    body = accountJrd(account, localDomain, base)
+    body = accountJrd(account, localDomain, urls)
   }
   res.set('Cache-Control', 'max-age=259200, public').type(JRD).send(JSON.stringify(body))
 }

@@ -30,6 +30,6 @@ export async function sendAccountPage<T extends AccountRow & { page_id: string }
     prev: 'since_id',
     kept: { limit: paramText(p.limit) },
   })
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json(rows.map((row) => ({ ...renderAccount(row, urls), ...extra(row) })))
 }

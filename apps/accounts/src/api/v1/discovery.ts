@@ -48,7 +48,7 @@ export async function trendTags(ctx: AccountsContext, req: Request, res: Respons
     next: 'when-full',
     kept: { limit: paramText(req.query.limit) },
   })
-  res.json(await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewer?.account.id))
+  res.json(await renderTags(ctx.db, urlsOf(ctx.config), rows, viewer?.account.id))
 }
 
 /** GET /api/v1/trends/statuses — Status entities, limit 20/40, offset. */
@@ -62,7 +62,7 @@ export async function trendStatuses(ctx: AccountsContext, req: Request, res: Res
     next: 'when-full',
     kept: { limit: paramText(req.query.limit) },
   })
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId))
 }
 
 /** GET /api/v1/trends/links — always empty: Roost makes no preview cards. */
@@ -75,7 +75,7 @@ export async function trendLinks(_ctx: AccountsContext, req: Request, res: Respo
 export async function suggestionsV2(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const { limit } = readPage(readParams(req, suggestionsParams), DEFAULT_ACCOUNTS_LIMIT)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json(
     (await suggestions(ctx.db, account.id, limit)).map((s) => ({
       source: s.source,
@@ -89,7 +89,7 @@ export async function suggestionsV2(ctx: AccountsContext, req: Request, res: Res
 export async function suggestionsV1(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const { limit } = readPage(readParams(req, suggestionsParams), DEFAULT_ACCOUNTS_LIMIT)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json((await suggestions(ctx.db, account.id, limit)).map((s) => renderAccount(s.account, urls)))
 }
 
@@ -113,7 +113,7 @@ export async function directoryRoute(ctx: AccountsContext, req: Request, res: Re
     offset: readOffset(p.offset),
     viewerId: viewer?.account.id,
   })
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json(rows.map((r) => renderAccount(r, urls)))
 }
 
@@ -131,7 +131,7 @@ function renderFeaturedTag(row: FeaturedTagRow, username: string, urls: Urls) {
 /** GET /api/v1/featured_tags — the user's, most used first. */
 export async function listFeaturedTags(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json(
     (await featuredTagsOf(ctx.db, account.id)).map((r) => renderFeaturedTag(r, account.username, urls)),
   )
@@ -143,7 +143,7 @@ export async function createFeaturedTag(ctx: AccountsContext, req: Request, res:
   const { name } = readParams(req, featuredTagParams)
   const tag = await ctx.db.transaction((trx) => featureTag(trx, account.id, name))
   const row = (await featuredTagsOf(ctx.db, account.id)).find((r) => String(r.tag_id) === String(tag.id))!
-  res.json(renderFeaturedTag(row, account.username, urlsOf(ctx.config.PUBLIC_URL)))
+  res.json(renderFeaturedTag(row, account.username, urlsOf(ctx.config)))
 }
 
 /** DELETE /api/v1/featured_tags/:id — `{}`. */
@@ -159,7 +159,7 @@ export async function featuredTagSuggestions(ctx: AccountsContext, req: Request,
   res.json(
     await renderTags(
       ctx.db,
-      urlsOf(ctx.config.PUBLIC_URL),
+      urlsOf(ctx.config),
       await recentlyUsedTags(ctx.db, account.id),
       account.id,
     ),
@@ -172,7 +172,7 @@ export async function accountFeaturedTags(ctx: AccountsContext, req: Request, re
   const target = await findVisibleAccount(ctx.db, req.params.id)
   if (!target) throw recordNotFound()
   if (target.suspended_at) return void res.json([])
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json((await featuredTagsOf(ctx.db, target.id)).map((r) => renderFeaturedTag(r, target.username, urls)))
 }
 
@@ -186,7 +186,7 @@ export async function featureTagRoute(ctx: AccountsContext, req: Request, res: R
   const tag = already
     ? named
     : await ctx.db.transaction((trx) => featureTag(trx, account.id, named.display_name))
-  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag as never], account.id)
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config), [tag as never], account.id)
   res.json(rendered)
 }
 
@@ -195,6 +195,6 @@ export async function unfeatureTagRoute(ctx: AccountsContext, req: Request, res:
   const { account } = await requireUser(ctx, req)
   const tag = await tagNamed(ctx, String(req.params.id))
   if (tag.id) await ctx.db('featured_tags').where({ account_id: account.id, tag_id: tag.id }).delete()
-  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], account.id)
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config), [tag], account.id)
   res.json(rendered)
 }

@@ -25,6 +25,6 @@ export async function postReport(ctx: AccountsContext, req: Request, res: Respon
       forwardToDomains: p.forward_to_domains,
     }),
   )
-  const [report] = await renderReports(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row])
+  const [report] = await renderReports(ctx.db, urlsOf(ctx.config), [row])
   res.json(report)
 }

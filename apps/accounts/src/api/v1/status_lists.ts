@@ -29,5 +29,5 @@ export async function sendMarkedStatuses(
     prev: 'min_id',
     kept: { limit: paramText(p.limit) },
   })
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, account.id))
 }

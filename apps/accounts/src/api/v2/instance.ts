@@ -20,7 +20,7 @@ const IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
 /** What both instance documents share: limits, registration state, contact and counts. */
 export async function instanceFacts(ctx: AccountsContext) {
   const { config } = ctx
-  const urls = urlsOf(config.PUBLIC_URL)
+  const urls = urlsOf(config)
   const domain = localDomainOf(config)
   const [{ count: users }] = await visibleLocalAccounts(ctx.db)
     .clearSelect()

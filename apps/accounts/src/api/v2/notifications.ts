@@ -61,7 +61,7 @@ export async function listGroupedNotifications(ctx: AccountsContext, req: Reques
     },
   })
   res.json(
-    await renderNotificationGroups(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id, {
+    await renderNotificationGroups(ctx.db, urlsOf(ctx.config), rows, account.id, {
       groupedTypes,
       expandAccounts,
       range: rows.length ? { min: String(rows.at(-1)!.id), max: String(rows[0]!.id) } : undefined,
@@ -92,7 +92,7 @@ export async function showNotificationGroup(ctx: AccountsContext, req: Request, 
   const p = readParams(req, notificationGroupParams)
   const expandAccounts = expandAccountsOf(p.expand_accounts)
   const row = await latestOfGroup(ctx, account.id, String(req.params.id))
-  const result = await renderNotificationGroups(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row], account.id, {
+  const result = await renderNotificationGroups(ctx.db, urlsOf(ctx.config), [row], account.id, {
     groupedTypes: groupedTypesOf(undefined),
     expandAccounts,
   })
@@ -123,7 +123,7 @@ export async function notificationGroupAccounts(ctx: AccountsContext, req: Reque
     prev: 'min_id',
     kept: { limit: paramText(p.limit) },
   })
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json(rows.map((r) => renderAccount(r, urls)))
 }
 

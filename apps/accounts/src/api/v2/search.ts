@@ -37,7 +37,7 @@ async function search(ctx: AccountsContext, req: Request) {
   const offset = type ? requestedOffset : 0
   const page = readPage(p, SEARCH_LIMIT)
   const wants = (category: string) => !type || type === category
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   const viewerId = viewer?.account.id
 
   const accounts = wants('accounts')
@@ -107,7 +107,7 @@ export async function searchRoute(ctx: AccountsContext, req: Request, res: Respo
   res.json({
     accounts,
     statuses,
-    hashtags: await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), hashtags, viewerId),
+    hashtags: await renderTags(ctx.db, urlsOf(ctx.config), hashtags, viewerId),
   })
 }
 

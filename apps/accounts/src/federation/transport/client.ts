@@ -63,7 +63,7 @@ export function createFederation(options: {
   client?: OutboundClient
 }): Federation {
   const { db, config, logger } = options
-  const urls = urlsOf(config.PUBLIC_URL)
+  const urls = urlsOf(config)
   const clientOptions = {
     allowHttp: config.FEDERATION_ALLOW_HTTP,
     allowedPrivateAddresses: config.FEDERATION_ALLOW_HTTP ? PRIVATE_RANGES : '',

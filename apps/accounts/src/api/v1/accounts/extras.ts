@@ -88,7 +88,7 @@ export async function familiarFollowers(ctx: AccountsContext, req: Request, res:
         .orderBy('follows.id', 'desc')
         .select('accounts.*', 'follows.target_account_id as target')
     : []
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   res.json(
     ids.map((target) => ({
       id: target,

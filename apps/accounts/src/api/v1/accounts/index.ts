@@ -59,5 +59,5 @@ export async function listAccounts(ctx: AccountsContext, req: Request, res: Resp
   if (ids.length > DEFAULT_ACCOUNTS_LIMIT) throw unprocessable('Mastodon::ValidationError')
   const known = ids.filter((id) => parseId(id) !== undefined)
   const rows = known.length ? await visibleAccounts(ctx.db).whereIn('accounts.id', known) : []
-  res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
+  res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config))))
 }

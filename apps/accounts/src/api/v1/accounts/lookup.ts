@@ -34,5 +34,5 @@ export async function lookupAccount(ctx: AccountsContext, req: Request, res: Res
       ? await findByAcct(ctx.db, remote.username, remote.domain)
       : undefined
   if (!row) throw recordNotFound()
-  res.json(renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)))
+  res.json(renderAccount(row, urlsOf(ctx.config)))
 }

@@ -113,5 +113,5 @@ export async function searchAccountsRoute(ctx: AccountsContext, req: Request, re
     p.following ? account.id : undefined,
     !!p.resolve,
   )
-  res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config.PUBLIC_URL))))
+  res.json(rows.map((row) => renderAccount(row, urlsOf(ctx.config))))
 }

@@ -8,5 +8,5 @@ import { findVisibleAccount } from '../../../domain/records'
 export async function showAccount(ctx: AccountsContext, req: Request, res: Response) {
   const row = await findVisibleAccount(ctx.db, req.params.id)
   if (!row) throw recordNotFound()
-  res.json(renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)))
+  res.json(renderAccount(row, urlsOf(ctx.config)))
 }

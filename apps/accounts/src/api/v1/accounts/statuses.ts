@@ -51,6 +51,6 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     kept: { ...kept, limit: paramText(p.limit), tagged: p.tagged ?? kept.tagged },
   })
   res.json(
-    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'account'),
+    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'account'),
   )
 }

@@ -73,7 +73,7 @@ async function readImage(ctx: AccountsContext, req: Request, field: 'avatar' | '
     v.add(field, 'ERR_TOO_LARGE', 'file size must be less than 8 MB')
     return undefined
   }
-  return (await storeImage(ctx, file.buffer)).file
+  return (await storeImage(ctx.media, file.buffer)).file
 }
 
 /**

@@ -26,7 +26,7 @@ export async function credentialAccount(ctx: AccountsContext, current: CurrentUs
   return renderCredentialAccount(
     { ...current.account, role: current.user.role },
     current.user,
-    urlsOf(ctx.config.PUBLIC_URL),
+    urlsOf(ctx.config),
     followRequests,
   )
 }

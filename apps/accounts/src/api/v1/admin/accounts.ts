@@ -64,7 +64,7 @@ export function renderAdminAccount(row: AdminAccountRow, ctx: AccountsContext) {
     silenced: !!row.silenced_at,
     suspended: !!row.suspended_at,
     sensitized: false,
-    account: renderAccount(row, urlsOf(ctx.config.PUBLIC_URL)),
+    account: renderAccount(row, urlsOf(ctx.config)),
     created_by_application_id: row.created_by_application_id,
     invited_by_account_id: null,
   }

@@ -40,7 +40,7 @@ async function renderAdminReports(ctx: AccountsContext, rows: ReportRow[], viewe
     ruleIds.length ? (db('rules').whereIn('id', ruleIds) as Promise<RuleRow[]>) : Promise.resolve([]),
   ])
   const accounts = new Map(accountRows.map((a) => [String(a.id), renderAdminAccount(a, ctx)]))
-  const rendered = await renderStatuses(db, urlsOf(ctx.config.PUBLIC_URL), statusRows, viewerId)
+  const rendered = await renderStatuses(db, urlsOf(ctx.config), statusRows, viewerId)
   const statuses = new Map(statusRows.map((s, i) => [String(s.id), rendered[i]!]))
   const account = (id: string | null) => (id ? (accounts.get(String(id)) ?? null) : null)
   return rows.map((r) => ({

@@ -15,7 +15,7 @@ import { requireUser } from '../../../users/current'
 export async function listAnnouncements(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const rows = await currentAnnouncements(ctx.db)
-  res.json(await renderAnnouncements(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
+  res.json(await renderAnnouncements(ctx.db, urlsOf(ctx.config), rows, account.id))
 }
 
 /** POST /api/v1/announcements/:id/dismiss — marks it read; `{}`. */

@@ -30,7 +30,7 @@ export async function listConversations(ctx: AccountsContext, req: Request, res:
     prev: 'min_id',
     kept: { limit: paramText(p.limit) },
   })
-  res.json(await renderConversations(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
+  res.json(await renderConversations(ctx.db, urlsOf(ctx.config), rows, account.id))
 }
 
 /** One of the user's conversations, else 404 "Record not found". */
@@ -57,7 +57,7 @@ export async function readConversation(ctx: AccountsContext, req: Request, res: 
     .returning('*')
   // Deleted meanwhile: gone.
   if (!updated) throw recordNotFound()
-  const [rendered] = await renderConversations(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [updated], account.id)
+  const [rendered] = await renderConversations(ctx.db, urlsOf(ctx.config), [updated], account.id)
   await ctx.streaming.conversations([String(updated.id)])
   res.json(rendered)
 }

@@ -75,7 +75,7 @@ export async function listMembers(ctx: AccountsContext, req: Request, res: Respo
     .where('list_accounts.list_id', row.id)
     .whereNull('accounts.suspended_at')
     .select('accounts.*')
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
   if (p.limit === '0' || p.limit === 0) {
     const all: AccountRow[] = await query.orderBy('accounts.id', 'desc')
     res.json(all.map((a) => renderAccount(a, urls)))

@@ -7,7 +7,6 @@ import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../db/rows'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeAttachmentImage } from '../../../media/attachment'
-import { removeImage } from '../../../media/storage'
 import { requireUser } from '../../../users/current'
 
 /**
@@ -20,7 +19,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
   const file = uploadedFile(req, 'file')
   if (!file) throw paramMissing('file')
   const { description } = readParams(req, uploadMediaParams)
-  const stored = await storeAttachmentImage(ctx, file.buffer)
+  const stored = await storeAttachmentImage(ctx.media, file.buffer)
   const [row]: MediaAttachmentRow[] = await ctx
     .db('media_attachments')
     .insert({
@@ -33,7 +32,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
       blurhash: stored.blurhash,
     })
     .returning('*')
-  res.json(renderMediaAttachment(row!, urlsOf(ctx.config.PUBLIC_URL)))
+  res.json(renderMediaAttachment(row!, urlsOf(ctx.config)))
 }
 
 /**
@@ -43,7 +42,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
  */
 export async function showMedia(ctx: AccountsContext, req: Request, res: Response) {
   const row = await ownUnattachedMedia(ctx, req)
-  res.json(renderMediaAttachment(row, urlsOf(ctx.config.PUBLIC_URL)))
+  res.json(renderMediaAttachment(row, urlsOf(ctx.config)))
 }
 
 /** The caller's attachment named by `:id` that is not on a status yet; anything else is a 404, as in Mastodon. */
@@ -69,14 +68,14 @@ export async function updateMedia(ctx: AccountsContext, req: Request, res: Respo
           .where({ id: row.id })
           .update({ description: description || null })
           .returning('*')
-  res.json(renderMediaAttachment(updated!, urlsOf(ctx.config.PUBLIC_URL)))
+  res.json(renderMediaAttachment(updated!, urlsOf(ctx.config)))
 }
 
 /** DELETE /api/v1/media/:id — discards an upload that was never posted (Mastodon 4.4); 200 `{}`. */
 export async function deleteMedia(ctx: AccountsContext, req: Request, res: Response) {
   const row = await ownUnattachedMedia(ctx, req)
   await ctx.db('media_attachments').where({ id: row.id, status_id: null }).delete()
-  await removeImage(ctx, row.file)
-  if (row.preview_file) await removeImage(ctx, row.preview_file)
+  await ctx.media.remove(row.file)
+  if (row.preview_file) await ctx.media.remove(row.preview_file)
   res.json({})
 }

@@ -53,7 +53,7 @@ export async function listNotifications(ctx: AccountsContext, req: Request, res:
     },
   })
   // Notifications about a status a filter hides in `notifications` leave the page (the Link is from the rows read).
-  const rendered = await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id)
+  const rendered = await renderNotifications(ctx.db, urlsOf(ctx.config), rows, account.id)
   res.json(rendered.filter((n) => !(n.status && hiddenIn(n.status, 'notifications'))))
 }
 
@@ -70,7 +70,7 @@ async function ownNotification(ctx: AccountsContext, req: Request) {
 /** GET /api/v1/notifications/:id */
 export async function getNotification(ctx: AccountsContext, req: Request, res: Response) {
   const { account, row } = await ownNotification(ctx, req)
-  const [rendered] = await renderNotifications(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [row], account.id)
+  const [rendered] = await renderNotifications(ctx.db, urlsOf(ctx.config), [row], account.id)
   res.json(rendered)
 }
 

@@ -48,12 +48,12 @@ export async function listScheduledStatuses(ctx: AccountsContext, req: Request, 
     prev: 'min_id',
     kept: { limit: paramText(p.limit) },
   })
-  res.json(await renderScheduledStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows))
+  res.json(await renderScheduledStatuses(ctx.db, urlsOf(ctx.config), rows))
 }
 
 /** GET /api/v1/scheduled_statuses/:id */
 export async function showScheduledStatus(ctx: AccountsContext, req: Request, res: Response) {
-  res.json(await renderScheduledStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), await own(ctx, req)))
+  res.json(await renderScheduledStatus(ctx.db, urlsOf(ctx.config), await own(ctx, req)))
 }
 
 /**
@@ -74,7 +74,7 @@ export async function updateScheduledStatus(ctx: AccountsContext, req: Request, 
       return reschedule(trx, current, at, ctx.config.SCHEDULED_STATUS_MIN_OFFSET_SECONDS)
     })
   }
-  res.json(await renderScheduledStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), updated))
+  res.json(await renderScheduledStatus(ctx.db, urlsOf(ctx.config), updated))
 }
 
 /** DELETE /api/v1/scheduled_statuses/:id — `{}`; its uploads go back to being unattached. */

@@ -24,7 +24,7 @@ async function target(ctx: AccountsContext, req: Request, missing?: () => HttpEr
 }
 
 const answer = async (ctx: AccountsContext, res: Response, status: StatusRow, viewerId: string) =>
-  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewerId))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config), status, viewerId))
 
 /** POST /api/v1/statuses/:id/favourite — idempotent; the author is notified the first time. */
 export async function favourite(ctx: AccountsContext, req: Request, res: Response) {

@@ -17,7 +17,7 @@ export async function statusContext(ctx: AccountsContext, req: Request, res: Res
   // One render for both lists: the batched renderer costs the same queries for any number of rows.
   const rendered = await renderStatuses(
     ctx.db,
-    urlsOf(ctx.config.PUBLIC_URL),
+    urlsOf(ctx.config),
     [...ancestors, ...descendants],
     viewerId,
   )

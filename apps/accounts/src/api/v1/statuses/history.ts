@@ -13,7 +13,7 @@ export async function statusHistory(ctx: AccountsContext, req: Request, res: Res
   const viewer = await optionalUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), viewer?.account.id, notFound)
   const edits: StatusEditRow[] = await ctx.db('status_edits').where({ status_id: status.id }).orderBy('id')
-  res.json(await renderStatusEdits(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, edits))
+  res.json(await renderStatusEdits(ctx.db, urlsOf(ctx.config), status, edits))
 }
 
 /** GET /api/v1/statuses/:id/source — the plain text behind a status, for an edit form (StatusSource). */

@@ -56,7 +56,7 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     if (!scheduledAt) throw unprocessable('Record invalid')
     if (scheduledAt.getTime() <= Date.now()) scheduledAt = undefined
   }
-  const urls = urlsOf(ctx.config.PUBLIC_URL)
+  const urls = urlsOf(ctx.config)
 
   let created: { status: CreatedStatus['status']; entity: unknown } | undefined
   let scheduled: ScheduledStatusRow | undefined
@@ -154,14 +154,14 @@ export async function listStatuses(ctx: AccountsContext, req: Request, res: Resp
     viewerId,
   )
   rows.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId))
+  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId))
 }
 
 /** GET /api/v1/statuses/:id */
 export async function getStatus(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), viewer?.account.id)
-  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, viewer?.account.id))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config), status, viewer?.account.id))
 }
 
 /**
@@ -199,7 +199,7 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
     if (!own) throw recordNotFound()
     return editStatus(trx, own, account.id, edit)
   })
-  res.json(await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id))
+  res.json(await renderStatus(ctx.db, urlsOf(ctx.config), status, account.id))
 }
 
 /** DELETE /api/v1/statuses/:id — answers with the deleted status and its source `text` (for redrafting). */
@@ -207,7 +207,7 @@ export async function deleteOwnStatus(ctx: AccountsContext, req: Request, res: R
   const { account } = await requireUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), account.id)
   if (status.account_id !== account.id) throw forbidden()
-  const rendered = await renderStatus(ctx.db, urlsOf(ctx.config.PUBLIC_URL), status, account.id, true)
+  const rendered = await renderStatus(ctx.db, urlsOf(ctx.config), status, account.id, true)
   await ctx.db.transaction((trx) => deleteStatus(trx, status))
   res.json(rendered)
 }

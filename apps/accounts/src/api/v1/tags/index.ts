@@ -31,7 +31,7 @@ export async function tagNamed(
 export async function showTag(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
   const tag = await tagNamed(ctx, nameParam(req))
-  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], viewer?.account.id)
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config), [tag], viewer?.account.id)
   res.json(rendered)
 }
 
@@ -42,7 +42,7 @@ export async function followTagRoute(ctx: AccountsContext, req: Request, res: Re
   const { account } = await requireUser(ctx, req)
   const named = await tagNamed(ctx, nameParam(req))
   const tag = await ctx.db.transaction((trx) => followTag(trx, account.id, named.display_name))
-  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], account.id)
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config), [tag], account.id)
   res.json(rendered)
 }
 
@@ -51,7 +51,7 @@ export async function unfollowTagRoute(ctx: AccountsContext, req: Request, res: 
   const { account } = await requireUser(ctx, req)
   const tag = await tagNamed(ctx, nameParam(req))
   if (tag.id) await ctx.db.transaction((trx) => unfollowTag(trx, account.id, tag.id!))
-  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), [tag], account.id)
+  const [rendered] = await renderTags(ctx.db, urlsOf(ctx.config), [tag], account.id)
   res.json(rendered)
 }
 
@@ -76,5 +76,5 @@ export async function followedTags(ctx: AccountsContext, req: Request, res: Resp
     prev: 'since_id',
     kept: keptFromQuery(req.query, ['limit']),
   })
-  res.json(await renderTags(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, account.id))
+  res.json(await renderTags(ctx.db, urlsOf(ctx.config), rows, account.id))
 }

@@ -53,7 +53,7 @@ export async function sendFeedPage(
   })
   res.status(ready ? 200 : 206)
   // Statuses hidden by a filter leave the page; the Link header above is made from the rows read.
-  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'home'))
+  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'home'))
 }
 
 /**

@@ -29,6 +29,6 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     kept: keptFromQuery(req.query, ['local', 'remote', 'limit', 'only_media']),
   })
   res.json(
-    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'public'),
+    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'),
   )
 }

@@ -38,6 +38,6 @@ export async function tagTimeline(ctx: AccountsContext, req: Request, res: Respo
     kept: keptFromQuery(req.query, ['local', 'limit', 'only_media']),
   })
   res.json(
-    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config.PUBLIC_URL), rows, viewerId), 'public'),
+    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'),
   )
 }
