@@ -7,7 +7,7 @@
  *
  *   BENCH_SECONDS (default 5)   length of each throughput measurement
  *   BENCH_ONLY                  comma-separated scenarios: depth, known, gateway, posting, fanout, scale,
- *                               latency, home, streaming, micro
+ *                               latency, home, streaming, upload, micro
  *   BENCH_STREAMING_CLIENTS     WebSocket clients of the streaming scenario (default 1000)
  *   BENCH_PORT_BASE (4800)      first of the bench's ports (bench/stack.ts)
  *   BENCH_CPU_PROF=dir          run every Roost process with --cpu-prof, profiles written to dir at the end
@@ -32,6 +32,7 @@ import { benchPush } from './push'
 import { depthScenario, gatewayRatio, knownAccountsScenario, startProxyBaseline } from './reads'
 import { startBenchStack } from './stack'
 import { streamingScenario } from './streaming'
+import { imageUploadScenario } from './upload'
 import { benchTokens } from './tokens'
 import {
   encryptionCeiling,
@@ -222,6 +223,15 @@ async function main() {
       results.streaming = r
       log(
         `streaming, ${r.clients} WebSocket clients on public: ${r.roost.deliveredPerSecond} events delivered/s (bare ws ${r.bare.deliveredPerSecond}/s): ${r.deliveredRatio}×; latency at ${r.rate} events/s p50 ${r.roost.latencyMs.p50} ms, p99 ${r.roost.latencyMs.p99} ms (bare ${r.bare.latencyMs.p50} / ${r.bare.latencyMs.p99} ms); memory ${r.roost.memoryKbPerConnection} KB per connection (bare ${r.bare.memoryKbPerConnection} KB)`,
+      )
+    }
+
+    if (wanted('upload')) {
+      const [uploader] = await fixtures.users(1, 'uploader')
+      const images = await imageUploadScenario(stack, uploader!, { count: Math.max(10, seconds * 4), idle })
+      results.upload = { images }
+      log(
+        `upload, ${images.images} phone photos (${Math.round(images.bytesEach / 1024)} KB each) two at a time: Roost ${images.roostImagesPerCpuSecond} images per CPU-second (${images.roostCpuMsPerImage} CPU-ms each), sharp alone ${images.sharpImagesPerCpuSecond} (${images.sharpCpuMsPerImage} CPU-ms): ${images.ratio}×`,
       )
     }
 
