@@ -79,7 +79,7 @@ async function stripMetadata(ctx: MediaCommandContext): Promise<string> {
     ctx.progress(line(tally))
   }
 
-  for (let after = '0'; ; ) {
+  for (let after = '0'; ;) {
     const rows: MediaAttachmentRow[] = await attachments
       .clone()
       .where('id', '>', after)
@@ -91,7 +91,7 @@ async function stripMetadata(ctx: MediaCommandContext): Promise<string> {
   }
   for (const field of ['avatar_file', 'header_file'] as const) {
     const query = field === 'avatar_file' ? avatars : headers
-    for (let after = '0'; ; ) {
+    for (let after = '0'; ;) {
       const rows: AccountRow[] = await query.clone().where('id', '>', after).orderBy('id').limit(PAGE)
       if (!rows.length) break
       after = rows[rows.length - 1]!.id
