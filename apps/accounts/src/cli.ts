@@ -10,6 +10,7 @@
  *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
  *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
  *   npm run roost -- announcements publish ID | unpublish ID | delete ID
+ *   npm run roost -- media strip-metadata   (the media commands: media/commands.ts)
  *
  * It talks to Postgres (and, to suspend, Redis) directly from DATABASE_URL, REDIS_URL and REDIS_PREFIX, so it
  * needs none of the service's secrets. Events it records (a suspension) are published by the accounts worker. Exit codes: 0 done, 1 refused (unknown account, invalid input),
@@ -24,12 +25,15 @@ import { createRedis } from '@roost/events'
 import { Invalid } from '@roost/errors'
 import { baseEnv, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
+import { loadAccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from './domain/announcements'
 import type { AnnouncementRow } from './db/rows'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
 import { generateRsaKeyPair } from './federation/transport/keys'
+import { MEDIA_USAGE, MediaUsageError, runMediaCommand } from './media/commands'
+import { mediaFilesOf } from './media/files'
 import { createUser } from './domain/users'
 import type { Role } from './domain/moderation'
 import {
@@ -58,7 +62,8 @@ const USAGE = `Usage: roost accounts <command>
        roost announcements <command>
   list              every announcement, published or not
   create TEXT [--starts-at ISO-TIME] [--ends-at ISO-TIME] [--all-day] [--draft]
-  publish ID | unpublish ID | delete ID`
+  publish ID | unpublish ID | delete ID
+${MEDIA_USAGE}`
 
 /** A problem the operator can fix: printed without a stack trace. */
 class CliError extends Error {
@@ -117,7 +122,14 @@ const moderate = <T>(
     return result
   })
 
-async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string> {
+async function run(
+  argv: string[],
+  config: BaseConfig,
+  db: Knex,
+  env: Record<string, string | undefined>,
+): Promise<string> {
+  // The media group parses its own options (media/commands.ts).
+  if (argv[0] === 'media') return media(argv.slice(1), db, env)
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -187,6 +199,31 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
     }
     default:
       throw usage(`Unknown command ${command}.`)
+  }
+}
+
+/**
+ * `roost media …`: files are reached through MediaFiles as the accounts worker's configuration says (MEDIA_DIR);
+ * the progress line goes to stderr, rewritten in place on a terminal, every 100 items and at the end otherwise.
+ */
+async function media(argv: string[], db: Knex, env: Record<string, string | undefined>) {
+  const files = mediaFilesOf(loadAccountsWorkerConfig(env))
+  let last = ''
+  let printed = ''
+  let calls = 0
+  const progress = (text: string) => {
+    last = text
+    if (process.stderr.isTTY) process.stderr.write(`\r${text}`)
+    else if (calls++ % 100 === 0) process.stderr.write(`${(printed = text)}\n`)
+  }
+  try {
+    return await runMediaCommand(argv, { db, files, progress })
+  } catch (err) {
+    if (err instanceof MediaUsageError) throw usage(err.message)
+    throw err
+  } finally {
+    if (process.stderr.isTTY && last) process.stderr.write('\n')
+    else if (last !== printed) process.stderr.write(`${last}\n`)
   }
 }
 
@@ -277,7 +314,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
   try {
     const config = parseConfig(baseEnv, env)
     db = createDatabase(config.DATABASE_URL, SCHEMA, { min: 0, max: 2 })
-    console.log(await run(argv, config, db))
+    console.log(await run(argv, config, db, env))
     return 0
   } catch (err) {
     if (err instanceof CliError) {

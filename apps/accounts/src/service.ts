@@ -68,7 +68,9 @@ export async function createAccountsService(config: AccountsConfig) {
   })
   // Inboxes read the body as it came: its Digest is signed (docs/federation.md, "Inboxes"); 1 MB as Mastodon.
   app.use(['/inbox', '/users/:username/inbox'], express.raw({ type: () => true, limit: '1mb' }))
-  app.use(bodyParsers({ fileBytes: 16 * 1024 * 1024 }))
+  // Files up to the gateway's upload limit are read, so that the media code answers a too large image with
+  // Mastodon's 422 (16 MB, docs/media.md, "Images") rather than the parser's 413.
+  app.use(bodyParsers({ fileBytes: 20 * 1024 * 1024 }))
 
   const api = serviceRoutes('accounts', verify)
   accountsRoutes(api, ctx)

@@ -12,13 +12,19 @@ interface RemoteAttachment {
   id: string
   remote_url: string
   blurhash: string | null
+  meta: Record<string, unknown> | null
 }
+
+/** `{key: value}` of `meta` when it has `key`, else nothing. */
+const pick = (meta: Record<string, unknown> | null, key: string) =>
+  meta && meta[key] !== undefined ? { [key]: meta[key] } : {}
 
 /**
  * Copies the image attachments of remote statuses to this server (docs/federation.md, "Remote media"), as
  * Mastodon downloads a remote status's media when it stores it: once a status from another server is created or
  * edited, each attachment still only linked is fetched through the federation client (refused addresses, size
- * limit), checked to be an image by its bytes, and stored with its preview, sizes and blurhash like an upload; the
+ * limit), checked to be an image by its bytes, and re-encoded and stored with its preview, sizes and blurhash like
+ * an upload (metadata stripped, docs/media.md, "Images"); the
  * entity then serves our copy and keeps the original as `remote_url`. What cannot be copied (a server that
  * fails, a file too large, a video, a host under `reject_media`) stays linked, and the activity goes on: nothing
  * else waits for media. Copying again finds nothing left to do.
@@ -38,7 +44,7 @@ export function remoteMediaConsumer(
       .where({ status_id: statusId, file: '' })
       .whereNotNull('remote_url')
       .orderBy('id')
-      .select('id', 'remote_url', 'blurhash')
+      .select('id', 'remote_url', 'blurhash', 'meta')
     if (!linked.length || (await domainPolicy(db, author.domain)).rejectMedia) return
     for (const attachment of linked) await copyOne(attachment)
   }
@@ -65,7 +71,8 @@ export function remoteMediaConsumer(
         file: stored.file,
         preview_file: stored.previewFile,
         content_type: stored.type,
-        meta: JSON.stringify(stored.meta),
+        // Our copy's sizes, with the sender's focal point (docs/federation.md, "Remote media").
+        meta: JSON.stringify({ ...stored.meta, ...pick(attachment.meta, 'focus') }),
         // The sender's blurhash is what its own clients show; ours only when it sent none.
         blurhash: attachment.blurhash ?? stored.blurhash,
       })

@@ -1,6 +1,8 @@
 import type { Knex } from '@roost/db'
 import type { AccountRow, MediaAttachmentRow, StatusRow } from '../db/rows'
 import { attachmentsOf } from '../entities/status'
+import type { Focus } from '../media/attachment'
+import { focusOfMeta } from '../media/focus'
 import * as outbox from '../outbox/outbox'
 import type { NewPoll } from './polls'
 import { replacePoll } from './polls'
@@ -18,6 +20,8 @@ export interface StatusEdit {
   mediaIds: string[]
   /** New descriptions of attachments that stay, by attachment id. */
   descriptions: Map<string, string | null>
+  /** New focal points of attachments that stay, by attachment id (`media_attributes[][focus]`). */
+  focuses?: Map<string, Focus>
   /** The poll of the new version; none removes the status's poll. */
   poll?: NewPoll
 }
@@ -76,10 +80,21 @@ export async function editStatus(
   let mediaChanged = previous.map((m) => m.id).join() !== media.map((m) => m.id).join()
   for (const m of media) {
     const description = edit.descriptions.get(m.id)
-    if (description === undefined || description === m.description) continue
-    await trx('media_attachments').where({ id: m.id }).update({ description })
-    m.description = description
-    mediaChanged = true
+    if (description !== undefined && description !== m.description) {
+      await trx('media_attachments').where({ id: m.id }).update({ description })
+      m.description = description
+      mediaChanged = true
+    }
+    // A new focal point is a change too (Mastodon's `significantly_changed?` counts `file_meta`).
+    const focus = edit.focuses?.get(m.id)
+    const before = focusOfMeta(m.meta)
+    if (focus && (focus.x !== before?.x || focus.y !== before?.y)) {
+      m.meta = { ...(m.meta ?? {}), focus }
+      await trx('media_attachments')
+        .where({ id: m.id })
+        .update({ meta: JSON.stringify(m.meta) })
+      mediaChanged = true
+    }
   }
   const pollChanged = await replacePoll(trx, status.id, status.account_id, edit.poll)
   const next = {

@@ -2,7 +2,8 @@ import { encode } from 'blurhash'
 import sharp from 'sharp'
 import { Invalid } from '@roost/errors'
 import type { MediaFiles } from './files'
-import { imageType, notAnImage, storeImage } from './storage'
+import { IMAGE_LIMIT, reencodeImage, tooLarge, UNDECODABLE } from './images'
+import { newFileName } from './storage'
 
 /** Mastodon's MediaAttachment IMAGE_STYLES `small`: at most 230,400 pixels (640×360), never enlarged. */
 export const SMALL_PIXELS = 230_400
@@ -16,9 +17,16 @@ export interface ImageSize {
   aspect: number
 }
 
+/** A focal point (Mastodon's `meta.focus`): x and y from -1.0 to 1.0, the centre at 0,0 (docs/media.md). */
+export interface Focus {
+  x: number
+  y: number
+}
+
 export interface MediaMeta {
   original: ImageSize
   small: ImageSize
+  focus?: Focus
 }
 
 const sizeOf = (width: number, height: number): ImageSize => ({
@@ -38,65 +46,71 @@ export function smallSize(width: number, height: number): { width: number; heigh
   }
 }
 
-/** Mastodon's MediaController answer when its image tools cannot identify the file (422). */
-const UNDECODABLE = 'File type of uploaded media could not be verified'
+export interface StoredAttachmentImage {
+  file: string
+  type: string
+  previewFile: string
+  meta: MediaMeta
+  blurhash: string
+}
 
 /**
- * Stores an image attachment and what Mastodon computes on upload (docs/mastodon-compatibility.md, "Statuses and media"):
- * `meta.original` and `meta.small`, the `small` preview file saved next to the original, and the blurhash.
- * An upload whose header says image but which does not decode is a 422, never a 500.
+ * Stores an image attachment and what Mastodon computes on upload (docs/media.md, "Images"): the original
+ * re-encoded (metadata stripped but for the colour profile, orientation applied, scaled to Mastodon's 8.3
+ * megapixels), `meta.original` and `meta.small`, the `small` preview file saved next to it, and the blurhash.
+ * 16 MB or more is a 422 (Mastodon's IMAGE_LIMIT); an upload whose header says image but which does not decode is
+ * a 422, never a 500. An animated GIF stays an animated GIF here: turning it into `gifv` is the video pipeline's
+ * (it calls `isAnimated` in images.ts before coming here).
  */
-export async function storeAttachmentImage(
+export async function storeAttachmentImage(files: MediaFiles, data: Buffer): Promise<StoredAttachmentImage> {
+  if (data.length >= IMAGE_LIMIT) throw tooLarge(IMAGE_LIMIT)
+  return reencodeAttachmentImage(files, data)
+}
+
+/**
+ * storeAttachmentImage without the size limit on the input: for files already stored (the `media
+ * strip-metadata` command), which were within the limits of their day.
+ */
+export async function reencodeAttachmentImage(
   files: MediaFiles,
   data: Buffer,
-): Promise<{ file: string; type: string; previewFile: string; meta: MediaMeta; blurhash: string }> {
-  // Not an image by its first bytes: storeImage's 422, as for avatars.
-  if (!imageType(data)) throw notAnImage()
-  let decoded: { width: number; height: number; small: Buffer; pixels: Buffer; pw: number; ph: number }
+): Promise<StoredAttachmentImage> {
+  const image = await reencodeImage(data, 'original')
+  const small = smallSize(image.width, image.height)
+  const jpeg = image.type === 'image/jpeg'
+  let preview: Buffer
+  let pixels: { data: Buffer; info: { width: number; height: number } }
   try {
-    // autoOrient: sizes and previews as the image is shown (EXIF rotation applied), as Mastodon's are.
-    const meta = await sharp(data).metadata()
-    const width = meta.autoOrient?.width ?? meta.width
-    const height = meta.autoOrient?.height ?? meta.height
-    if (!width || !height) throw new Error('no size')
-    const small = smallSize(width, height)
-    const base = () => sharp(data).autoOrient()
-    const preview = await base()
+    // The first frame of an animation; the original is upright and clean already.
+    preview = await sharp(image.data)
       .resize(small.width, small.height, { fit: 'fill' })
-      .toFormat(meta.format === 'jpeg' ? 'jpeg' : 'png')
+      .keepIccProfile()
+      .toFormat(jpeg ? 'jpeg' : 'png', jpeg ? { quality: 90, progressive: true } : {})
       .toBuffer()
-    const raw = await base()
+    pixels = await sharp(image.data)
       .resize(32, 32, { fit: 'inside' })
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true })
-    decoded = {
-      width,
-      height,
-      small: preview,
-      pixels: raw.data,
-      pw: raw.info.width,
-      ph: raw.info.height,
-    }
   } catch (err) {
     throw new Invalid(UNDECODABLE, undefined, { cause: err })
   }
-  const stored = await storeImage(files, data)
-  const small = smallSize(decoded.width, decoded.height)
-  const jpeg = stored.type === 'image/jpeg'
-  const previewFile = `${stored.file.split('.')[0]}-small.${jpeg ? 'jpg' : 'png'}`
-  await files.put(previewFile, decoded.small, jpeg ? 'image/jpeg' : 'image/png')
+  const file = newFileName(image.ext)
+  const previewFile = `${file.split('.')[0]}-small.${jpeg ? 'jpg' : 'png'}`
+  await files.put(file, image.data, image.type)
+  await files.put(previewFile, preview, jpeg ? 'image/jpeg' : 'image/png')
   const blurhash = encode(
-    new Uint8ClampedArray(decoded.pixels),
-    decoded.pw,
-    decoded.ph,
+    new Uint8ClampedArray(pixels.data),
+    pixels.info.width,
+    pixels.info.height,
     BLURHASH_COMPONENTS,
     BLURHASH_COMPONENTS,
   )
   return {
-    ...stored,
+    file,
+    type: image.type,
     previewFile,
-    meta: { original: sizeOf(decoded.width, decoded.height), small: sizeOf(small.width, small.height) },
+    meta: { original: sizeOf(image.width, image.height), small: sizeOf(small.width, small.height) },
     blurhash,
   }
 }

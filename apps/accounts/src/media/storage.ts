@@ -3,7 +3,6 @@ import path from 'node:path'
 import type { Request, Response } from 'express'
 import { Invalid } from '@roost/errors'
 import type { AccountsContext } from '../context'
-import type { MediaFiles } from './files'
 
 /** Images Roost accepts, recognised by their first bytes rather than the client's word. */
 const SIGNATURES: { type: string; ext: string; matches: (b: Buffer) => boolean }[] = [
@@ -32,18 +31,6 @@ export function imageType(data: Buffer) {
 
 /** A new random file name (`<32 hex>.<ext>`); its preview is `<32 hex>-small.<ext>`. */
 export const newFileName = (ext: string) => `${randomBytes(16).toString('hex')}.${ext}`
-
-/**
- * Stores an uploaded image with a random name and returns the name; it is served back at `urls.media/<name>`.
- * Anything that is not a PNG, JPEG, GIF or WebP is refused with 422.
- */
-export async function storeImage(files: MediaFiles, data: Buffer): Promise<{ file: string; type: string }> {
-  const kind = imageType(data)
-  if (!kind) throw notAnImage()
-  const file = newFileName(kind.ext)
-  await files.put(file, data, kind.type)
-  return { file, type: kind.type }
-}
 
 const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp)$/
 

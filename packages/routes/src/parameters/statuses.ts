@@ -40,7 +40,7 @@ export const updateStatusParams = z.object({
   sensitive: param.bool(),
   language: param.text({ maxChars: 8 }),
   media_ids: param.list(),
-  /** Roost keeps no focus points or custom thumbnails: those two are accepted and ignored, as on upload. */
+  /** `focus` is `"x,y"` (docs/media.md, "Focal points and descriptions"); `thumbnail` is accepted and ignored. */
   media_attributes: param.objects({
     id: param.text(),
     description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
@@ -63,10 +63,16 @@ export const reblogParams = z.object({ visibility: visibility() })
 export const uploadMediaParams = z.object({
   file: param.file('The image'),
   description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
+  /** `"x,y"`, each from -1.0 to 1.0, read loosely as Mastodon does (docs/media.md, "Focal points and descriptions"). */
+  focus: param.text(),
 })
 
 /** PUT /api/v1/media/:id */
-export const updateMediaParams = z.object({ description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }) })
+export const updateMediaParams = z.object({
+  description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
+  /** `"x,y"`, as on upload. */
+  focus: param.text(),
+})
 
 /** GET /api/v1/timelines/public */
 export const publicTimelineParams = z.object({

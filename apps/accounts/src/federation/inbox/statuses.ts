@@ -1,6 +1,7 @@
 import type { Knex } from '@roost/db'
 import { Invalid } from '@roost/errors'
 import type { AccountRow, MediaAttachmentRow, PollRow, StatusRow } from '../../db/rows'
+import { focalPointOf, focusOfMeta, remoteDescription } from '../../media/focus'
 import { attachmentsOf as currentAttachments } from '../../entities/status'
 import { pollOptionsOf, snapshot } from '../../domain/edits'
 import { favourite, unfavourite } from '../../domain/favourites'
@@ -147,7 +148,10 @@ const urlOf = (object: Json): string | null => {
   return typeof href === 'string' && /^https?:\/\//i.test(href) ? href : null
 }
 
-/** Remote attachments, linked by URL (Mastodon's Document, Image, Video, Audio), at most four. */
+/**
+ * Remote attachments, linked by URL (Mastodon's Document, Image, Video, Audio), at most four, with their alt text
+ * (`name`, or `summary` without one) and focal point (`focalPoint`) (docs/federation.md, "Remote media").
+ */
 function attachmentsOf(object: Json) {
   return list(object.attachment)
     .flatMap((a) => {
@@ -156,17 +160,20 @@ function attachmentsOf(object: Json) {
       const href =
         typeof doc.url === 'string' ? doc.url : (idOf(list(doc.url)[0]) ?? (list(doc.url)[0] as Json)?.href)
       if (typeof href !== 'string' || !/^https?:\/\//i.test(href)) return []
+      const focus = focalPointOf(doc.focalPoint)
       return [
         {
           remote_url: href,
           content_type:
             typeof doc.mediaType === 'string' ? doc.mediaType.slice(0, 100) : 'application/octet-stream',
-          description: typeof doc.name === 'string' ? doc.name.slice(0, 1500) : null,
+          description: remoteDescription(doc),
           blurhash: typeof doc.blurhash === 'string' ? doc.blurhash.slice(0, 100) : null,
-          meta:
-            typeof doc.width === 'number' && typeof doc.height === 'number'
+          meta: {
+            ...(typeof doc.width === 'number' && typeof doc.height === 'number'
               ? { original: { width: doc.width, height: doc.height } }
-              : {},
+              : {}),
+            ...(focus ? { focus } : {}),
+          },
         },
       ]
     })
@@ -393,9 +400,7 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
       .where({ status_id: status.id })
       .orderBy('id')
     const media = currentAttachments(fresh, all)
-    const sameMedia =
-      wanted.map((m) => `${m.remote_url} ${m.description ?? ''}`).join('\n') ===
-      media.map((m) => `${m.remote_url} ${m.description ?? ''}`).join('\n')
+    const sameMedia = wanted.map(mediaKey).join('\n') === media.map(mediaKey).join('\n')
     const sameText =
       next.text === fresh.text &&
       next.spoiler_text === fresh.spoiler_text &&
@@ -429,6 +434,12 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
   })
 }
 
+/** What an Update may change of an attachment: its URL, alt text and focal point. */
+const mediaKey = (m: { remote_url?: string | null; description: string | null; meta?: unknown }) => {
+  const focus = focusOfMeta(m.meta)
+  return `${m.remote_url} ${focus ? `${focus.x},${focus.y}` : '-'} ${m.description ?? ''}`
+}
+
 /**
  * The attachments of an edited remote status, in the order its Update lists them: those it had already (by URL)
  * are kept with their copies, new URLs become new rows.
@@ -444,9 +455,16 @@ async function attachRemoteMedia(
   for (const m of wanted) {
     const known = existing.find((e) => e.remote_url === m.remote_url && !attached.includes(e))
     if (known) {
-      if (known.description !== m.description)
-        await trx('media_attachments').where({ id: known.id }).update({ description: m.description })
-      attached.push({ ...known, description: m.description })
+      // A new focal point replaces the old one; the sizes of the copy stay.
+      const focus = focusOfMeta(m.meta)
+      const meta: Record<string, unknown> = { ...((known.meta as Record<string, unknown> | null) ?? {}) }
+      if (focus) meta.focus = focus
+      else delete meta.focus
+      if (known.description !== m.description || mediaKey(known) !== mediaKey(m))
+        await trx('media_attachments')
+          .where({ id: known.id })
+          .update({ description: m.description, meta: JSON.stringify(meta) })
+      attached.push({ ...known, description: m.description, meta })
       continue
     }
     const [row]: MediaAttachmentRow[] = await trx('media_attachments')

@@ -29,6 +29,7 @@ export const NOTE_CONTEXT = [
     Hashtag: 'as:Hashtag',
     toot: 'http://joinmastodon.org/ns#',
     blurhash: 'toot:blurhash',
+    focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
     votersCount: 'toot:votersCount',
   },
 ]

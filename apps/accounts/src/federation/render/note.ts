@@ -2,6 +2,7 @@ import type { Knex } from '@roost/db'
 import type { Urls } from '../../entities/account'
 import type { AccountRow, MediaAttachmentRow, PollRow, StatusRow } from '../../db/rows'
 import { mediaUrl } from '../../entities/account'
+import { focusOfMeta } from '../../media/focus'
 import { attachmentsOf } from '../../entities/status'
 import type { Reads } from '../../domain/reads'
 import { accountsById } from '../../queries/accounts'
@@ -278,15 +279,20 @@ function question(poll: PollRow, now: Date) {
   }
 }
 
-/** An attachment as Mastodon's Document: type, URL, description, blurhash and the original's size. */
+/**
+ * An attachment as Mastodon's Document: type, URL, description (`name`), blurhash, focal point (`focalPoint`,
+ * `[x, y]` as Mastodon sends it) and the original's size.
+ */
 function documentOf(urls: Urls, m: MediaAttachmentRow) {
   const original = (m.meta as { original?: { width?: number; height?: number } } | null)?.original
+  const focus = focusOfMeta(m.meta)
   return {
     type: 'Document',
     mediaType: m.content_type,
     url: mediaUrl(urls, m.file),
     name: m.description,
     ...(m.blurhash ? { blurhash: m.blurhash } : {}),
+    ...(focus ? { focalPoint: [focus.x, focus.y] } : {}),
     ...(original?.width && original.height ? { width: original.width, height: original.height } : {}),
   }
 }

@@ -6,7 +6,7 @@ import type { Params } from '@roost/service'
 import * as outbox from '../../../outbox/outbox'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../db/rows'
-import { storeImage } from '../../../media/storage'
+import { storeImage } from '../../../media/images'
 import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
 import { acceptFollowRequest } from '../../../domain/relationships'
@@ -73,7 +73,8 @@ async function readImage(ctx: AccountsContext, req: Request, field: 'avatar' | '
     v.add(field, 'ERR_TOO_LARGE', 'file size must be less than 8 MB')
     return undefined
   }
-  return (await storeImage(ctx.media, file.buffer)).file
+  // Re-encoded to Mastodon's avatar (400×400) or header (1500×500), without metadata (docs/media.md, "Images").
+  return (await storeImage(ctx.media, file.buffer, field)).file
 }
 
 /**

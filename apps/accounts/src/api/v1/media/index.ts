@@ -7,10 +7,12 @@ import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../db/rows'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeAttachmentImage } from '../../../media/attachment'
+import { parseFocus } from '../../../media/focus'
 import { requireUser } from '../../../users/current'
 
 /**
- * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status. The `small` preview, `meta`
+ * POST /api/v1/media and /api/v2/media — an image attachment, not yet on a status, re-encoded without its metadata
+ * (docs/media.md, "Images"), with its focal point when `focus` is given. The `small` preview, `meta`
  * and blurhash are computed before answering, so v2 can answer 200 at once (Mastodon answers 202 only while it
  * still processes a file).
  */
@@ -18,7 +20,8 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
   const { account } = await requireUser(ctx, req)
   const file = uploadedFile(req, 'file')
   if (!file) throw paramMissing('file')
-  const { description } = readParams(req, uploadMediaParams)
+  const { description, focus } = readParams(req, uploadMediaParams)
+  const point = parseFocus(focus)
   const stored = await storeAttachmentImage(ctx.media, file.buffer)
   const [row]: MediaAttachmentRow[] = await ctx
     .db('media_attachments')
@@ -28,7 +31,7 @@ export async function uploadMedia(ctx: AccountsContext, req: Request, res: Respo
       content_type: stored.type,
       description: description || null,
       preview_file: stored.previewFile,
-      meta: JSON.stringify(stored.meta),
+      meta: JSON.stringify(point ? { ...stored.meta, focus: point } : stored.meta),
       blurhash: stored.blurhash,
     })
     .returning('*')
@@ -56,18 +59,20 @@ async function ownUnattachedMedia(ctx: AccountsContext, req: Request): Promise<M
   return row
 }
 
-/** PUT /api/v1/media/:id — sets the description (alt text) before the attachment is posted. */
+/**
+ * PUT /api/v1/media/:id — sets the description (alt text) and the focal point (`focus`, `meta.focus`) before the
+ * attachment is posted; absent parameters leave them as they are.
+ */
 export async function updateMedia(ctx: AccountsContext, req: Request, res: Response) {
   const row = await ownUnattachedMedia(ctx, req)
-  const { description } = readParams(req, updateMediaParams)
-  const [updated]: MediaAttachmentRow[] =
-    description === undefined
-      ? [row]
-      : await ctx
-          .db('media_attachments')
-          .where({ id: row.id })
-          .update({ description: description || null })
-          .returning('*')
+  const { description, focus } = readParams(req, updateMediaParams)
+  const point = parseFocus(focus)
+  const change: Partial<Record<keyof MediaAttachmentRow, unknown>> = {}
+  if (description !== undefined) change.description = description || null
+  if (point) change.meta = JSON.stringify({ ...(row.meta ?? {}), focus: point })
+  const [updated]: MediaAttachmentRow[] = Object.keys(change).length
+    ? await ctx.db('media_attachments').where({ id: row.id }).update(change).returning('*')
+    : [row]
   res.json(renderMediaAttachment(updated!, urlsOf(ctx.config)))
 }
 

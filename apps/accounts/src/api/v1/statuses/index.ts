@@ -18,6 +18,8 @@ import { editStatus } from '../../../domain/edits'
 import { parseScheduledAt, scheduleStatus } from '../../../domain/scheduled_statuses'
 import { renderScheduledStatus } from '../../../entities/scheduled_status'
 import type { NewPoll } from '../../../domain/polls'
+import type { Focus } from '../../../media/attachment'
+import { parseFocus } from '../../../media/focus'
 
 /** The `poll` parameter as the domain takes it; none, or one with nothing in it, means no poll (Rails' blank). */
 export function pollOf(
@@ -167,7 +169,7 @@ export async function getStatus(ctx: AccountsContext, req: Request, res: Respons
 /**
  * PUT /api/v1/statuses/:id — edits one's own status (Mastodon's UpdateStatusService, domain/edits.ts). As in
  * Mastodon the request is the whole new version: text, content warning, sensitivity and the attachments to keep
- * (`media_ids`, with new descriptions in `media_attributes[]`); the language stays when not given. Someone else's
+ * (`media_ids`, with new descriptions and focal points in `media_attributes[]`); the language stays when not given. Someone else's
  * status, or a boost, is 404.
  */
 export async function updateStatus(ctx: AccountsContext, req: Request, res: Response) {
@@ -175,8 +177,12 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
   const id = parseId(req.params.id)
   const p = readParams(req, updateStatusParams)
   const descriptions = new Map<string, string | null>()
-  for (const { id: mediaId, description } of p.media_attributes ?? [])
+  const focuses = new Map<string, Focus>()
+  for (const { id: mediaId, description, focus } of p.media_attributes ?? []) {
     if (mediaId && description !== undefined) descriptions.set(mediaId, description || null)
+    const point = parseFocus(focus)
+    if (mediaId && point) focuses.set(mediaId, point)
+  }
   const edit: StatusEdit = {
     text: p.status ?? '',
     spoilerText: p.spoiler_text ?? '',
@@ -184,6 +190,7 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
     language: p.language,
     mediaIds: p.media_ids ?? [],
     descriptions,
+    focuses,
     poll: pollOf(ctx, p.poll),
   }
   edit.text = await withLocalMentions(ctx.db, edit.text, ctx.federation.localDomain)
