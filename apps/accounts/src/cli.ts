@@ -10,6 +10,7 @@
  *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
  *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
  *   npm run roost -- announcements publish ID | unpublish ID | delete ID
+ *   npm run roost -- media remove [--days N] [--dry-run] | remove-orphans [--dry-run]
  *
  * It talks to Postgres (and, to suspend, Redis) directly from DATABASE_URL, REDIS_URL and REDIS_PREFIX, so it
  * needs none of the service's secrets. Events it records (a suspension) are published by the accounts worker. Exit codes: 0 done, 1 refused (unknown account, invalid input),
@@ -40,6 +41,7 @@ import {
   suspendAccount,
   unsuspendAccount,
 } from './domain/moderation'
+import { MEDIA_OPTIONS, MEDIA_USAGE, mediaCommand } from './media/commands'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
 import { hashPassword } from './users/passwords'
@@ -58,7 +60,8 @@ const USAGE = `Usage: roost accounts <command>
        roost announcements <command>
   list              every announcement, published or not
   create TEXT [--starts-at ISO-TIME] [--ends-at ISO-TIME] [--all-day] [--draft]
-  publish ID | unpublish ID | delete ID`
+  publish ID | unpublish ID | delete ID
+${MEDIA_USAGE}`
 
 /** A problem the operator can fix: printed without a stack trace. */
 class CliError extends Error {
@@ -117,7 +120,12 @@ const moderate = <T>(
     return result
   })
 
-async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string> {
+async function run(
+  argv: string[],
+  config: BaseConfig,
+  db: Knex,
+  env: Record<string, string | undefined>,
+): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -132,11 +140,13 @@ async function run(argv: string[], config: BaseConfig, db: Knex): Promise<string
       'ends-at': { type: 'string' },
       'all-day': { type: 'boolean' },
       draft: { type: 'boolean' },
+      ...MEDIA_OPTIONS,
     },
   })
   const [group, command, name, extra] = positionals
   if (group === 'rules') return rules(db, command, name, values)
   if (group === 'announcements') return announcements(db, command, name, values)
+  if (group === 'media') return mediaCommand(command, values, db, env, usage)
   if (group !== 'accounts' || !command) throw usage('Unknown command.')
   if (!name) throw usage('A username is required.')
 
@@ -277,7 +287,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
   try {
     const config = parseConfig(baseEnv, env)
     db = createDatabase(config.DATABASE_URL, SCHEMA, { min: 0, max: 2 })
-    console.log(await run(argv, config, db))
+    console.log(await run(argv, config, db, env))
     return 0
   } catch (err) {
     if (err instanceof CliError) {

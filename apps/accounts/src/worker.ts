@@ -15,7 +15,8 @@ import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
-import { distributePollSoon, sweepLostTimers, timersProcessor } from './worker/timers'
+import { distributePollSoon, scheduleMediaCleanup, sweepLostTimers, timersProcessor } from './worker/timers'
+import { dailyMediaCleanup } from './media/cleanup'
 import { mediaFilesOf } from './media/files'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
@@ -58,6 +59,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   })
   const { activities, timers, inbox, deliveries } = workers.queues
   const urls = urlsOf(config)
+  const media = mediaFilesOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const streaming = createStreamingPublisher({ db, redis, redisPrefix: config.REDIS_PREFIX, urls, logger })
   const federation = createFederation({ db, config, logger })
@@ -70,7 +72,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     federation,
     deliver,
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
-    media: mediaFilesOf(config),
+    media,
     logger,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
@@ -85,6 +87,10 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       concurrency,
       minPollExpirationSeconds: config.POLL_MIN_EXPIRATION_SECONDS,
       distributePoll: consumers.federation.distributePoll,
+      mediaCleanup: async () => {
+        const done = await dailyMediaCleanup(db, media, config.MEDIA_CACHE_RETENTION_PERIOD)
+        logger.info(done, 'media cleanup done')
+      },
     }),
     [QUEUES.inbox]: inboxProcessor(db, federation, deliver, concurrency),
     [QUEUES.deliveries]: deliveriesProcessor(federation, hostSlots, metrics, concurrency),
@@ -103,7 +109,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     app,
     logger,
     host: config.BIND_HOST,
-    afterStart() {
+    async afterStart() {
+      await scheduleMediaCleanup(timers)
       workers.start(processors)
       relay.start()
       sweeper = setInterval(() => {
@@ -122,6 +129,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       await relay.stop()
       await workers.close()
       federation.close()
+      media.close?.()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
