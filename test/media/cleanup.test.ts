@@ -69,8 +69,20 @@ async function orphanFile(seed: number, ageMs: number) {
 
 describe('media remove', () => {
   it('deletes our copy of a remote attachment older than N days; the row keeps remote_url and the entity links to it', async () => {
-    const old = await receiveRemoteImage(stack, peer, mallory, alice, await png(300, 200, { r: 9, g: 9, b: 9 }))
-    const recent = await receiveRemoteImage(stack, peer, mallory, alice, await png(300, 200, { r: 8, g: 8, b: 8 }))
+    const old = await receiveRemoteImage(
+      stack,
+      peer,
+      mallory,
+      alice,
+      await png(300, 200, { r: 9, g: 9, b: 9 }),
+    )
+    const recent = await receiveRemoteImage(
+      stack,
+      peer,
+      mallory,
+      alice,
+      await png(300, 200, { r: 8, g: 8, b: 8 }),
+    )
     expect(old.media.url.startsWith(`${stack.url}/media/`)).toBe(true)
     await ageAttachment(stack, old.media.id, 5 * DAY)
 
@@ -90,7 +102,12 @@ describe('media remove', () => {
     const row = await db()('media_attachments').where({ id: old.media.id }).first()
     expect(row).toMatchObject({ file: '', preview_file: null, remote_url: old.remote })
     const entity = (await alice.get(`/api/v1/statuses/${old.statusId}`).expect(200)).body.media_attachments[0]
-    expect(entity).toMatchObject({ id: old.media.id, url: old.remote, remote_url: old.remote, description: 'a picture' })
+    expect(entity).toMatchObject({
+      id: old.media.id,
+      url: old.remote,
+      remote_url: old.remote,
+      description: 'a picture',
+    })
     // Nothing left to do the second time.
     expect(await removeCachedAttachments(db(), files, new Date(Date.now() - 3 * DAY))).toEqual({
       attachments: 0,
@@ -99,7 +116,13 @@ describe('media remove', () => {
   })
 
   it('through the CLI: --days, --dry-run and a progress line', async () => {
-    const { statusId, remote, media } = await receiveRemoteImage(stack, peer, mallory, alice, await png(30, 20))
+    const { statusId, remote, media } = await receiveRemoteImage(
+      stack,
+      peer,
+      mallory,
+      alice,
+      await png(30, 20),
+    )
     await ageAttachment(stack, media.id, 10 * DAY)
 
     const dry = await roost(stack, localEnv(), 'media', 'remove', '--days', '9', '--dry-run')
@@ -116,7 +139,12 @@ describe('media remove', () => {
     expect(entity.url).toBe(remote)
 
     // The default is MEDIA_CACHE_RETENTION_PERIOD, here a day; nothing that young is left.
-    const byDefault = await roost(stack, { ...localEnv(), MEDIA_CACHE_RETENTION_PERIOD: '1' }, 'media', 'remove')
+    const byDefault = await roost(
+      stack,
+      { ...localEnv(), MEDIA_CACHE_RETENTION_PERIOD: '1' },
+      'media',
+      'remove',
+    )
     expect(byDefault.stdout).toContain('Removed 0 remote media attachments')
   })
 
@@ -139,7 +167,8 @@ describe('media remove-orphans', () => {
     await alice.post('/api/v1/statuses', { status: 'with a picture', media_ids: [posted.id] }).expect(200)
     await ageAttachment(stack, posted.id, 3 * DAY)
     // Files of rows are old too: only their rows keep them.
-    for (const m of [freshRow, posted]) for (const url of [m.url, m.preview_url]) ageFile(fileOf(url), 3 * DAY)
+    for (const m of [freshRow, posted])
+      for (const url of [m.url, m.preview_url]) ageFile(fileOf(url), 3 * DAY)
 
     const before = await db()('media_attachments').count('* as n')
     const dry = await removeOrphans(db(), files, { dryRun: true })
@@ -185,14 +214,18 @@ describe('media remove-orphans', () => {
 
     const dry = await roost(stack, localEnv(), 'media', 'remove-orphans', '--dry-run')
     expect(dry).toMatchObject({ code: 0 })
-    expect(dry.stdout).toMatch(/Removed 1 unattached media attachments and 1 orphan files \(\d+ bytes\) \(dry run/)
+    expect(dry.stdout).toMatch(
+      /Removed 1 unattached media attachments and 1 orphan files \(\d+ bytes\) \(dry run/,
+    )
     expect(stored(orphan)).toBe(true)
     expect(await db()('media_attachments').where({ id: oldRow.id }).first()).toBeDefined()
 
     const done = await roost(stack, localEnv(), 'media', 'remove-orphans')
     expect(done).toMatchObject({ code: 0 })
     expect(done.stdout).toMatch(/Removed 1 unattached media attachments and 1 orphan files/)
-    expect(done.stderr).toMatch(/remove-orphans: 1 unattached attachments\nremove-orphans: \d+ files checked, 1 orphans/)
+    expect(done.stderr).toMatch(
+      /remove-orphans: 1 unattached attachments\nremove-orphans: \d+ files checked, 1 orphans/,
+    )
     expect(stored(orphan)).toBe(false)
     expect(await db()('media_attachments').where({ id: oldRow.id }).first()).toBeUndefined()
   })

@@ -74,7 +74,14 @@ export async function receiveRemoteImage(
     tag: [{ type: 'Mention', href: aliceUri, name: `@${alice.username}` }],
     attachment: [{ type: 'Document', mediaType: 'image/png', url: remote, name: 'a picture' }],
   }
-  const create = { id: `${uri}/activity`, type: 'Create', actor: actor.uri, to: object.to, cc: object.cc, object }
+  const create = {
+    id: `${uri}/activity`,
+    type: 'Create',
+    actor: actor.uri,
+    to: object.to,
+    cc: object.cc,
+    object,
+  }
   const posted = await peer.post(`${stack.url}/inbox`, actor, create)
   if (posted.status !== 202) throw new Error(`the inbox answered ${posted.status}`)
   await stack.drain(120_000)
@@ -85,7 +92,10 @@ export async function receiveRemoteImage(
 
 /** Moves an attachment's upload (its row's created_at) back `ms` in time. */
 export const ageAttachment = (stack: Stack, id: string, ms: number) =>
-  stack.accounts.ctx.db('media_attachments').where({ id }).update({ created_at: new Date(Date.now() - ms) })
+  stack.accounts.ctx
+    .db('media_attachments')
+    .where({ id })
+    .update({ created_at: new Date(Date.now() - ms) })
 
 /** The file name at the end of a media URL. */
 export const fileOf = (url: string) => url.split('/').pop()!

@@ -107,7 +107,9 @@ export async function startS3Server(bucket = 'roost-media'): Promise<S3Server> {
       utimesSync(path.join(directory, bucket, `${key}._S3rver_object`), then, then)
     },
     async put(key, data, contentType = 'application/octet-stream') {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType }))
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType }),
+      )
     },
     async stop() {
       client.destroy()

@@ -93,7 +93,10 @@ it('stores an upload and its preview in the bucket and serves them from it, byte
   expect(preview.body.equals((await s3.object(fileOf(media.preview_url)))!)).toBe(true)
 
   // The old address on the service leads to the bucket.
-  const old = await stack.api().get(`/media/${fileOf(media.url)}`).redirects(0)
+  const old = await stack
+    .api()
+    .get(`/media/${fileOf(media.url)}`)
+    .redirects(0)
   expect(old.status).toBe(301)
   expect(old.headers.location).toBe(media.url)
 })
@@ -209,11 +212,15 @@ it('serves URLs from S3_ALIAS_HOST when set, and from S3_HOSTNAME or the bucket 
   expect(urlsOf({ ...base, S3_ALIAS_HOST: 'cdn.example.net/m', S3_PROTOCOL: 'http' }).media).toBe(
     'http://cdn.example.net/m',
   )
-  expect(urlsOf({ ...base, S3_ENDPOINT: 'https://s3.example.net' }).media).toBe('https://s3.example.net/files')
+  expect(urlsOf({ ...base, S3_ENDPOINT: 'https://s3.example.net' }).media).toBe(
+    'https://s3.example.net/files',
+  )
   expect(urlsOf({ ...base, S3_ENDPOINT: 'https://s3.example.net', S3_OVERRIDE_PATH_STYLE: true }).media).toBe(
     'https://files.s3.example.net',
   )
-  expect(urlsOf({ ...base, S3_HOSTNAME: 'objects.example.net' }).media).toBe('https://objects.example.net/files')
+  expect(urlsOf({ ...base, S3_HOSTNAME: 'objects.example.net' }).media).toBe(
+    'https://objects.example.net/files',
+  )
   expect(urlsOf({ ...base, S3_REGION: 'eu-west-1' }).media).toBe('https://s3.eu-west-1.amazonaws.com/files')
   expect(urlsOf({ PUBLIC_URL: 'https://social.example/' }).media).toBe('https://social.example/media')
 })
@@ -225,13 +232,16 @@ describe('with S3_ALIAS_HOST', () => {
   beforeAll(async () => {
     // The alias host: a CDN in front of the bucket, serving its objects at its root.
     cdn = createServer((req, res) => {
-      fetch(`${s3.endpoint}/${s3.bucket}${req.url}`).then(async (origin) => {
-        res.writeHead(origin.status, {
-          'content-type': origin.headers.get('content-type') ?? 'application/octet-stream',
-          'x-served-by': 'cdn',
-        })
-        res.end(Buffer.from(await origin.arrayBuffer()))
-      }, () => res.writeHead(502).end())
+      fetch(`${s3.endpoint}/${s3.bucket}${req.url}`).then(
+        async (origin) => {
+          res.writeHead(origin.status, {
+            'content-type': origin.headers.get('content-type') ?? 'application/octet-stream',
+            'x-served-by': 'cdn',
+          })
+          res.end(Buffer.from(await origin.arrayBuffer()))
+        },
+        () => res.writeHead(502).end(),
+      )
     })
     await new Promise<void>((resolve) => cdn.listen(0, '127.0.0.1', resolve))
     alias = `127.0.0.1:${(cdn.address() as AddressInfo).port}`

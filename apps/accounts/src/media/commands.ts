@@ -49,7 +49,10 @@ export async function mediaCommand(
   const progress = (line: string) => process.stderr.write(`${command}: ${line}\n`)
   switch (command) {
     case 'remove': {
-      const days = values.days === undefined ? (config.MEDIA_CACHE_RETENTION_PERIOD ?? DEFAULT_DAYS) : Number(values.days)
+      const days =
+        values.days === undefined
+          ? (config.MEDIA_CACHE_RETENTION_PERIOD ?? DEFAULT_DAYS)
+          : Number(values.days)
       if (!Number.isInteger(days) || days < 0) throw usage('--days is a whole number of days.')
       if (values['prune-profiles'] && values['remove-headers'])
         throw usage('--prune-profiles and --remove-headers should not be specified simultaneously.')

@@ -97,7 +97,12 @@ export async function scheduleMediaCleanup(timers: Queue) {
     {
       name: cleanup.event,
       data: cleanup,
-      opts: { attempts: 3, backoff: { type: 'exponential', delay: 60_000 }, removeOnComplete: true, removeOnFail: 10 },
+      opts: {
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 60_000 },
+        removeOnComplete: true,
+        removeOnFail: 10,
+      },
     },
   )
 }
