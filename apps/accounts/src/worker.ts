@@ -109,8 +109,11 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     app,
     logger,
     host: config.BIND_HOST,
-    async afterStart() {
-      await scheduleMediaCleanup(timers)
+    afterStart() {
+      // In the background: a worker starting while Redis is away must not wait for it to come back.
+      void scheduleMediaCleanup(timers).catch((err) =>
+        logger.warn({ err }, 'the daily media cleanup was not scheduled; it will be at the next start'),
+      )
       workers.start(processors)
       relay.start()
       sweeper = setInterval(() => {
