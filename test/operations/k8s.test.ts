@@ -4,7 +4,7 @@ import path from 'node:path'
 import { parseAllDocuments } from 'yaml'
 
 const ROOT = path.resolve(__dirname, '../..')
-const OVERLAYS = ['dev', 'production']
+const OVERLAYS = ['dev', 'production', 'production-s3']
 const WORKLOADS = ['gateway', 'accounts', 'accounts-worker', 'push', 'push-worker', 'streaming']
 
 interface K8sObject {
@@ -235,4 +235,38 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
       }
     },
   )
+})
+
+describe('media storage in production (docs/media.md, "Where files are kept")', () => {
+  const pods = (objects: K8sObject[], name: string) =>
+    objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name)!.spec.template.spec
+
+  it('production: the accounts pods and their workers share one ReadWriteMany volume for MEDIA_DIR', () => {
+    const objects = render('production')
+    const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === 'media')!
+    expect(claim.spec.accessModes).toEqual(['ReadWriteMany'])
+    for (const name of ['accounts', 'accounts-worker']) {
+      const pod = pods(objects, name)
+      expect(pod.volumes).toContainEqual({ name: 'media', persistentVolumeClaim: { claimName: 'media' } })
+      expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'media', mountPath: '/data/media' })
+    }
+  })
+
+  it('production-s3: a bucket, its keys from the Secret roost-s3, and no volume', () => {
+    const objects = render('production-s3')
+    expect(objects.filter((o) => o.kind === 'PersistentVolumeClaim')).toEqual([])
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('roost-config'))!
+    expect((config as unknown as { data: Record<string, string> }).data).toMatchObject({
+      S3_ENABLED: 'true',
+      S3_BUCKET: expect.any(String),
+      PUBLIC_URL: 'https://social.example.com',
+    })
+    for (const name of ['accounts', 'accounts-worker']) {
+      const pod = pods(objects, name)
+      expect(pod.volumes.map((v: { name: string }) => v.name)).not.toContain('media')
+      expect(pod.containers[0].volumeMounts.map((m: { name: string }) => m.name)).not.toContain('media')
+      expect(pod.containers[0].envFrom).toContainEqual({ secretRef: { name: 'roost-s3' } })
+      expect(pod.containers[0].envFrom).toContainEqual({ secretRef: { name: 'roost-secrets' } })
+    }
+  })
 })

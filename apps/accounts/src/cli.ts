@@ -10,7 +10,7 @@
  *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
  *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
  *   npm run roost -- announcements publish ID | unpublish ID | delete ID
- *   npm run roost -- media strip-metadata   (the media commands: media/commands.ts)
+ *   npm run roost -- media remove [--days N] [--dry-run] | remove-orphans [--dry-run] | strip-metadata
  *
  * It talks to Postgres (and, to suspend, Redis) directly from DATABASE_URL, REDIS_URL and REDIS_PREFIX, so it
  * needs none of the service's secrets. Events it records (a suspension) are published by the accounts worker. Exit codes: 0 done, 1 refused (unknown account, invalid input),
@@ -25,15 +25,12 @@ import { createRedis } from '@roost/events'
 import { Invalid } from '@roost/errors'
 import { baseEnv, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
-import { loadAccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { createAnnouncement, publishAnnouncement, withdrawAnnouncement } from './domain/announcements'
 import type { AnnouncementRow } from './db/rows'
 import { activeRules, addRule, removeRule } from './domain/rules'
 import { parseId } from './domain/records'
 import { generateRsaKeyPair } from './federation/transport/keys'
-import { MEDIA_USAGE, MediaUsageError, runMediaCommand } from './media/commands'
-import { mediaFilesOf } from './media/files'
 import { createUser } from './domain/users'
 import type { Role } from './domain/moderation'
 import {
@@ -44,6 +41,7 @@ import {
   suspendAccount,
   unsuspendAccount,
 } from './domain/moderation'
+import { MEDIA_OPTIONS, MEDIA_USAGE, mediaCommand } from './media/commands'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
 import { hashPassword } from './users/passwords'
@@ -128,8 +126,6 @@ async function run(
   db: Knex,
   env: Record<string, string | undefined>,
 ): Promise<string> {
-  // The media group parses its own options (media/commands.ts).
-  if (argv[0] === 'media') return media(argv.slice(1), db, env)
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -144,11 +140,13 @@ async function run(
       'ends-at': { type: 'string' },
       'all-day': { type: 'boolean' },
       draft: { type: 'boolean' },
+      ...MEDIA_OPTIONS,
     },
   })
   const [group, command, name, extra] = positionals
   if (group === 'rules') return rules(db, command, name, values)
   if (group === 'announcements') return announcements(db, command, name, values)
+  if (group === 'media') return mediaCommand(command, values, db, env, usage)
   if (group !== 'accounts' || !command) throw usage('Unknown command.')
   if (!name) throw usage('A username is required.')
 
@@ -199,31 +197,6 @@ async function run(
     }
     default:
       throw usage(`Unknown command ${command}.`)
-  }
-}
-
-/**
- * `roost media …`: files are reached through MediaFiles as the accounts worker's configuration says (MEDIA_DIR);
- * the progress line goes to stderr, rewritten in place on a terminal, every 100 items and at the end otherwise.
- */
-async function media(argv: string[], db: Knex, env: Record<string, string | undefined>) {
-  const files = mediaFilesOf(loadAccountsWorkerConfig(env))
-  let last = ''
-  let printed = ''
-  let calls = 0
-  const progress = (text: string) => {
-    last = text
-    if (process.stderr.isTTY) process.stderr.write(`\r${text}`)
-    else if (calls++ % 100 === 0) process.stderr.write(`${(printed = text)}\n`)
-  }
-  try {
-    return await runMediaCommand(argv, { db, files, progress })
-  } catch (err) {
-    if (err instanceof MediaUsageError) throw usage(err.message)
-    throw err
-  } finally {
-    if (process.stderr.isTTY && last) process.stderr.write('\n')
-    else if (last !== printed) process.stderr.write(`${last}\n`)
   }
 }
 

@@ -38,8 +38,85 @@ const federationEnv = {
   AUTHORIZED_FETCH: envFlag(false),
 }
 
-/** Where uploaded avatars, headers and attachments, and cached remote attachments, are kept (served at /media/<file>). */
-const MEDIA_DIR = z.string().default('.data/media')
+/** An optional setting: unset and empty (as .env.example leaves it) are the same. */
+const optional = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+
+/**
+ * Where media files are kept and served from (docs/media.md, "Where files are kept"), read by the accounts
+ * service, its worker and the `media` commands of the CLI alike: the service stores uploads, the worker stores
+ * copies of remote media and sweeps the cache, and all three must see the same files. Mastodon's names.
+ */
+export const mediaEnv = {
+  /** Where uploaded avatars, headers and attachments, and cached remote attachments, are kept (served at /media/<file>). */
+  MEDIA_DIR: z.string().default('.data/media'),
+  /** Every file in an S3-compatible bucket instead of MEDIA_DIR (Mastodon's S3_ENABLED); needs S3_BUCKET. */
+  S3_ENABLED: envFlag(false),
+  /** The bucket. */
+  S3_BUCKET: optional(),
+  /** The bucket's region (Mastodon's default us-east-1; most S3-compatible servers ignore it). */
+  S3_REGION: z.string().default('us-east-1'),
+  /**
+   * The S3 API's address for a server other than AWS (`https://s3.example.net`, a MinIO, Garage or R2 address);
+   * unset: AWS in S3_REGION. Files are then served from `<S3_ENDPOINT>/<S3_BUCKET>/` unless S3_ALIAS_HOST says
+   * otherwise.
+   */
+  S3_ENDPOINT: optional(),
+  /**
+   * As Mastodon: with S3_ENDPOINT the bucket is addressed by path (`<endpoint>/<bucket>/<key>`), which every
+   * S3-compatible server understands; `true` uses the bucket's own host name (`<bucket>.<endpoint host>`) instead.
+   */
+  S3_OVERRIDE_PATH_STYLE: envFlag(false),
+  /** The scheme of the files' URLs on S3_ALIAS_HOST or S3_HOSTNAME (Mastodon's default https). */
+  S3_PROTOCOL: z.enum(['https', 'http']).default('https'),
+  /** The host files are served from by path (`<S3_PROTOCOL>://<S3_HOSTNAME>/<S3_BUCKET>/`), as Mastodon's S3_HOSTNAME. */
+  S3_HOSTNAME: optional(),
+  /**
+   * A host (a CDN, or a proxy in front of the bucket) that serves the bucket's files at its root: URLs are
+   * `<S3_PROTOCOL>://<S3_ALIAS_HOST>/<file>`. Optionally with a path (`cdn.example.com/media`).
+   */
+  S3_ALIAS_HOST: optional(),
+  /**
+   * The ACL of every stored file (Mastodon's S3_PERMISSION, default public-read, since clients load files straight
+   * from the bucket); empty sends none, for buckets with ACLs disabled whose policy makes them public.
+   */
+  S3_PERMISSION: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? 'public-read' : v.trim() || undefined)),
+  /** The key id for the bucket, as Mastodon names it; unset with S3_ACCESS_KEY_ID too, the SDK's own chain (a pod role). */
+  AWS_ACCESS_KEY_ID: optional(),
+  /** Its secret, as Mastodon names it. */
+  AWS_SECRET_ACCESS_KEY: optional(),
+  /** The key id for the bucket under the name the issue gave it; wins over AWS_ACCESS_KEY_ID when both are set. */
+  S3_ACCESS_KEY_ID: optional(),
+  /** Its secret; wins over AWS_SECRET_ACCESS_KEY when both are set. */
+  S3_SECRET_ACCESS_KEY: optional(),
+  /**
+   * Days after which the worker's daily sweep deletes our copies of remote media (Mastodon's
+   * MEDIA_CACHE_RETENTION_PERIOD); they are linked to their server again. Unset: kept; also the default of
+   * `roost media remove --days` (else 7).
+   */
+  MEDIA_CACHE_RETENTION_PERIOD: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined
+      const days = Number(v)
+      if (!Number.isInteger(days) || days < 1) {
+        ctx.addIssue({ code: 'custom', message: 'a whole number of days, at least 1' })
+        return z.NEVER
+      }
+      return days
+    }),
+}
+
+/** The media settings alone, for the CLI's `media` commands (which need none of the service's secrets). */
+export const mediaConfigEnv = z.object(mediaEnv)
+export type MediaConfig = z.infer<typeof mediaConfigEnv>
 
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
@@ -73,7 +150,7 @@ export const accountsEnv = baseEnv.extend({
   RATE_LIMIT_SIGN_IN_ACCOUNT: envRate('25/3600'),
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
-  MEDIA_DIR,
+  ...mediaEnv,
   /**
    * Who may sign up through POST /api/v1/accounts (Mastodon's `registrations_mode`): `open` (accounts work at
    * once), `approved` (accounts wait for a moderator) or `none` (closed: 403). Open by default so a development
@@ -125,7 +202,7 @@ export const accountsWorkerEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
   POLL_MIN_EXPIRATION_SECONDS,
   ...federationEnv,
-  MEDIA_DIR,
+  ...mediaEnv,
   /**
    * The largest attachment of a remote status the worker copies (Mastodon's 16 MB image limit); a larger one stays
    * linked to its server (docs/federation.md, "Remote media").

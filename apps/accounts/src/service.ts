@@ -115,6 +115,7 @@ export async function createAccountsService(config: AccountsConfig) {
     async close() {
       clearInterval(watchdog)
       federation.close()
+      ctx.media.close?.()
       await db.destroy()
       await redis.quit().catch(() => redis.disconnect())
     },

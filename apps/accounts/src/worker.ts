@@ -15,7 +15,8 @@ import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
-import { distributePollSoon, sweepLostTimers, timersProcessor } from './worker/timers'
+import { distributePollSoon, scheduleMediaCleanup, sweepLostTimers, timersProcessor } from './worker/timers'
+import { dailyMediaCleanup } from './media/cleanup'
 import { mediaFilesOf } from './media/files'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
@@ -58,6 +59,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   })
   const { activities, timers, inbox, deliveries } = workers.queues
   const urls = urlsOf(config)
+  const media = mediaFilesOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const streaming = createStreamingPublisher({ db, redis, redisPrefix: config.REDIS_PREFIX, urls, logger })
   const federation = createFederation({ db, config, logger })
@@ -70,7 +72,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     federation,
     deliver,
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
-    media: mediaFilesOf(config),
+    media,
     logger,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
@@ -85,6 +87,10 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       concurrency,
       minPollExpirationSeconds: config.POLL_MIN_EXPIRATION_SECONDS,
       distributePoll: consumers.federation.distributePoll,
+      mediaCleanup: async () => {
+        const done = await dailyMediaCleanup(db, media, config.MEDIA_CACHE_RETENTION_PERIOD)
+        logger.info(done, 'media cleanup done')
+      },
     }),
     [QUEUES.inbox]: inboxProcessor(db, federation, deliver, concurrency),
     [QUEUES.deliveries]: deliveriesProcessor(federation, hostSlots, metrics, concurrency),
@@ -104,6 +110,10 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     logger,
     host: config.BIND_HOST,
     afterStart() {
+      // In the background: a worker starting while Redis is away must not wait for it to come back.
+      void scheduleMediaCleanup(timers).catch((err) =>
+        logger.warn({ err }, 'the daily media cleanup was not scheduled; it will be at the next start'),
+      )
       workers.start(processors)
       relay.start()
       sweeper = setInterval(() => {
@@ -122,6 +132,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       await relay.stop()
       await workers.close()
       federation.close()
+      media.close?.()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())

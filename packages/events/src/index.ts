@@ -202,6 +202,9 @@ export const timer = z.discriminatedUnion('event', [
   // Added by the accounts worker itself, not through the outbox: a lost one is made up for by the next vote's or
   // the poll's end.
   event('poll.distribute', { pollId: id, runAt: z.iso.datetime() }),
+  // The daily media cleanup (docs/media.md, "Cleaning the cache"): a BullMQ job scheduler of the accounts worker
+  // adds one a day, however many workers run; not through the outbox.
+  event('media.cleanup', {}),
 ])
 export type Timer = z.infer<typeof timer>
 

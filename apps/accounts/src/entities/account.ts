@@ -122,13 +122,42 @@ export function renderCredentialAccount(
   }
 }
 
-/** What absolute URLs are made of: the public address clients use, and where media files are served from. */
+/**
+ * What absolute URLs are made of: the public address clients use, and where media files are served from (the
+ * media settings of src/config.ts; only PUBLIC_URL is needed when files are in MEDIA_DIR).
+ */
 export interface UrlSettings {
   PUBLIC_URL: string
+  S3_ENABLED?: boolean
+  S3_BUCKET?: string
+  S3_REGION?: string
+  S3_ENDPOINT?: string
+  S3_OVERRIDE_PATH_STYLE?: boolean
+  S3_PROTOCOL?: string
+  S3_HOSTNAME?: string
+  S3_ALIAS_HOST?: string
 }
 
-/** The bases for absolute URLs, without trailing slashes: PUBLIC_URL, and its /media for stored files. */
+/**
+ * Where the files of a bucket are served from (docs/media.md, "Where files are kept"), as Mastodon builds its
+ * attachment URLs: S3_ALIAS_HOST (a CDN) first; then S3_HOSTNAME by path; then the S3 endpoint itself, by path or,
+ * with S3_OVERRIDE_PATH_STYLE, on the bucket's own host; AWS's regional endpoint when there is no endpoint.
+ */
+export function bucketUrl(settings: UrlSettings): string {
+  const protocol = settings.S3_PROTOCOL ?? 'https'
+  const bucket = settings.S3_BUCKET ?? ''
+  if (settings.S3_ALIAS_HOST) return `${protocol}://${settings.S3_ALIAS_HOST.replace(/\/+$/, '')}`
+  if (settings.S3_HOSTNAME) return `${protocol}://${settings.S3_HOSTNAME.replace(/\/+$/, '')}/${bucket}`
+  const endpoint = new URL(
+    settings.S3_ENDPOINT ?? `https://s3.${settings.S3_REGION ?? 'us-east-1'}.amazonaws.com`,
+  )
+  if (settings.S3_OVERRIDE_PATH_STYLE) endpoint.hostname = `${bucket}.${endpoint.hostname}`
+  const base = endpoint.toString().replace(/\/+$/, '')
+  return settings.S3_OVERRIDE_PATH_STYLE ? base : `${base}/${bucket}`
+}
+
+/** The bases for absolute URLs, without trailing slashes: PUBLIC_URL, and where stored files are served from. */
 export function urlsOf(settings: UrlSettings): Urls {
   const base = settings.PUBLIC_URL.replace(/\/$/, '')
-  return { base, media: `${base}/media` }
+  return { base, media: settings.S3_ENABLED ? bucketUrl(settings) : `${base}/media` }
 }

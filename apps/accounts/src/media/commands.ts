@@ -1,160 +1,140 @@
-/**
- * `npm run roost -- media …`: the media commands of the admin command line (cli.ts hands the `media` group here,
- * each command one case of the switch in `runMediaCommand`).
- *
- *   media strip-metadata    re-encode every stored image (attachments and their previews, avatars, headers)
- */
-import { parseArgs } from 'node:util'
 import type { Knex } from '@roost/db'
-import type { AccountRow, MediaAttachmentRow } from '../db/rows'
-import * as outbox from '../outbox/outbox'
-import { reencodeAttachmentImage } from './attachment'
-import type { MediaFiles } from './files'
-import { storeImage } from './images'
-import { imageType } from './storage'
+import { parseConfig } from '@roost/service'
+import { mediaConfigEnv } from '../config'
+import { removeCachedAttachments, removeCachedProfiles, removeOrphans } from './cleanup'
+import { mediaFilesOf } from './files'
+import { stripMetadata } from './strip-metadata'
 
-export const MEDIA_USAGE = `       roost media <command>
-  strip-metadata    re-encode every stored image (attachments, previews, avatars, headers) without its metadata`
+/** `tootctl media remove`'s default age, when neither --days nor MEDIA_CACHE_RETENTION_PERIOD says. */
+const DEFAULT_DAYS = 7
 
-/** A wrong use of a media command: cli.ts prints it with the usage (exit code 2). */
-export class MediaUsageError extends Error {}
+export const MEDIA_USAGE = `       roost media <command>   (files where the service keeps them: MEDIA_DIR or S3_*)
+  remove [--days N] [--prune-profiles | --remove-headers [--include-follows]] [--dry-run]
+                    delete our copies of remote attachments older than N days (default
+                    MEDIA_CACHE_RETENTION_PERIOD, else 7); they link to their server again
+  remove-orphans [--dry-run]
+                    delete attachments never posted after a day, and files no row names
+  strip-metadata    re-encode every stored image (attachments, previews, avatars, headers) without its
+                    metadata (docs/media.md, "Images")`
 
-export interface MediaCommandContext {
-  db: Knex
-  files: MediaFiles
-  /** Receives the progress line as it changes (cli.ts writes it to stderr). */
-  progress: (line: string) => void
+/** The options of the `media` group (parsed with the CLI's others). */
+export const MEDIA_OPTIONS = {
+  days: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'prune-profiles': { type: 'boolean' },
+  'remove-headers': { type: 'boolean' },
+  'include-follows': { type: 'boolean' },
+} as const
+
+export interface MediaValues {
+  days?: string
+  'dry-run'?: boolean
+  'prune-profiles'?: boolean
+  'remove-headers'?: boolean
+  'include-follows'?: boolean
 }
-
-/** Runs `media <command> …` and answers what to print on success. */
-export async function runMediaCommand(argv: string[], ctx: MediaCommandContext): Promise<string> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
-  const [command] = positionals
-  switch (command) {
-    case 'strip-metadata':
-      return stripMetadata(ctx)
-    default:
-      throw new MediaUsageError(`Unknown command media ${command ?? ''}.`)
-  }
-}
-
-const PAGE = 100
-
-/** Counts of one run, for the progress line and the summary. */
-interface Tally {
-  done: number
-  total: number
-  reencoded: number
-  missing: number
-  failed: number
-}
-
-const line = (t: Tally) =>
-  `strip-metadata: ${t.done}/${t.total} images (${t.reencoded} re-encoded, ${t.missing} missing, ${t.failed} failed)`
 
 /**
- * Re-encodes the images stored before images were re-encoded on upload (docs/media.md, "Images"), through
- * MediaFiles: each is read, re-encoded as an upload of its kind would be now, written under a new name (names are
- * never reused), the row pointed at the new file, and only then the old file removed. A file that is gone counts
- * as missing, one that does not decode as failed; both keep their rows as they are. Running it again re-encodes
- * again (harmless: the result is the same image under new names).
+ * `roost media …` (docs/media.md, "Cleaning the cache"): the files are those of the service's configuration,
+ * read from the same variables. Progress lines go to stderr as the work goes on; the summary is the answer.
+ * `usage(why)` makes the CLI's wrong-usage error.
  */
-async function stripMetadata(ctx: MediaCommandContext): Promise<string> {
-  const { db } = ctx
-  const attachments = db('media_attachments').whereNot({ file: '' }).where('content_type', 'like', 'image/%')
-  const avatars = db('accounts').whereNotNull('avatar_file')
-  const headers = db('accounts').whereNotNull('header_file')
-  const count = async (q: Knex.QueryBuilder) => Number((await q.clone().count({ n: '*' }).first())?.n ?? 0)
-  const tally: Tally = {
-    done: 0,
-    total: (await count(attachments)) + (await count(avatars)) + (await count(headers)),
-    reencoded: 0,
-    missing: 0,
-    failed: 0,
+export async function mediaCommand(
+  command: string | undefined,
+  values: MediaValues,
+  db: Knex,
+  env: Record<string, string | undefined>,
+  usage: (why: string) => Error,
+): Promise<string> {
+  const config = parseConfig(mediaConfigEnv, env)
+  const dryRun = values['dry-run'] === true
+  const { progress, end } = progressLine(String(command))
+  try {
+    return await run(command, values, db, config, usage, dryRun, progress)
+  } finally {
+    end()
   }
-  ctx.progress(line(tally))
-  const step = (outcome: 'reencoded' | 'missing' | 'failed') => {
-    tally[outcome] += 1
-    tally.done += 1
-    ctx.progress(line(tally))
-  }
+}
 
-  for (let after = '0'; ;) {
-    const rows: MediaAttachmentRow[] = await attachments
-      .clone()
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(PAGE)
-    if (!rows.length) break
-    after = rows[rows.length - 1]!.id
-    for (const row of rows) step(await reencodeAttachment(ctx, row))
+/**
+ * The progress of a command on stderr: rewritten in place on a terminal; otherwise the first line, every 100th
+ * and the last, so a log of a long run stays readable.
+ */
+function progressLine(command: string) {
+  let last = ''
+  let printed = ''
+  let calls = 0
+  return {
+    progress(text: string) {
+      last = `${command}: ${text}`
+      if (process.stderr.isTTY) process.stderr.write(`\r${last}`)
+      else if (calls++ % 100 === 0) process.stderr.write(`${(printed = last)}\n`)
+    },
+    end() {
+      if (process.stderr.isTTY && last) process.stderr.write('\n')
+      else if (last !== printed) process.stderr.write(`${last}\n`)
+    },
   }
-  for (const field of ['avatar_file', 'header_file'] as const) {
-    const query = field === 'avatar_file' ? avatars : headers
-    for (let after = '0'; ;) {
-      const rows: AccountRow[] = await query.clone().where('id', '>', after).orderBy('id').limit(PAGE)
-      if (!rows.length) break
-      after = rows[rows.length - 1]!.id
-      for (const row of rows) step(await reencodeProfileImage(ctx, row, field))
+}
+
+async function run(
+  command: string | undefined,
+  values: MediaValues,
+  db: Knex,
+  config: ReturnType<typeof parseConfig<typeof mediaConfigEnv>>,
+  usage: (why: string) => Error,
+  dryRun: boolean,
+  progress: (line: string) => void,
+): Promise<string> {
+  const suffix = dryRun ? ' (dry run: nothing changed)' : ''
+  switch (command) {
+    case 'remove': {
+      const days =
+        values.days === undefined
+          ? (config.MEDIA_CACHE_RETENTION_PERIOD ?? DEFAULT_DAYS)
+          : Number(values.days)
+      if (!Number.isInteger(days) || days < 0) throw usage('--days is a whole number of days.')
+      if (values['prune-profiles'] && values['remove-headers'])
+        throw usage('--prune-profiles and --remove-headers should not be specified simultaneously.')
+      if (values['include-follows'] && !values['prune-profiles'] && !values['remove-headers'])
+        throw usage('--include-follows can only be used with --prune-profiles or --remove-headers.')
+      const before = new Date(Date.now() - days * 86_400_000)
+      const files = mediaFilesOf(config)
+      try {
+        if (values['prune-profiles'] || values['remove-headers']) {
+          const done = await removeCachedProfiles(db, files, before, {
+            dryRun,
+            progress,
+            headersOnly: values['remove-headers'] === true,
+            includeFollows: values['include-follows'] === true,
+          })
+          return `Removed the profile media of ${done.accounts} remote accounts (${done.files} files)${suffix}`
+        }
+        const done = await removeCachedAttachments(db, files, before, { dryRun, progress })
+        return `Removed ${done.attachments} remote media attachments (${done.files} files)${suffix}`
+      } finally {
+        files.close?.()
+      }
     }
+    case 'remove-orphans': {
+      const files = mediaFilesOf(config)
+      try {
+        const done = await removeOrphans(db, files, { dryRun, progress })
+        return `Removed ${done.attachments} unattached media attachments and ${done.files} orphan files (${done.bytes} bytes)${suffix}`
+      } finally {
+        files.close?.()
+      }
+    }
+    case 'strip-metadata': {
+      if (dryRun) throw usage('strip-metadata has no --dry-run.')
+      const files = mediaFilesOf(config)
+      try {
+        return await stripMetadata({ db, files, progress })
+      } finally {
+        files.close?.()
+      }
+    }
+    default:
+      throw usage(`Unknown command media ${command ?? ''}.`)
   }
-  return `OK ${line(tally).replace('strip-metadata: ', '')}`
-}
-
-/** Reads a stored file; undefined when it is gone or is not an image by its first bytes. */
-async function readImage(files: MediaFiles, name: string) {
-  const data = await files.read(name)
-  return data && imageType(data) ? data : undefined
-}
-
-async function reencodeAttachment(ctx: MediaCommandContext, row: MediaAttachmentRow) {
-  const data = await readImage(ctx.files, row.file)
-  if (!data) return 'missing'
-  let stored: Awaited<ReturnType<typeof reencodeAttachmentImage>>
-  try {
-    stored = await reencodeAttachmentImage(ctx.files, data)
-  } catch {
-    return 'failed'
-  }
-  const updated = await ctx
-    .db('media_attachments')
-    .where({ id: row.id, file: row.file })
-    .update({
-      file: stored.file,
-      preview_file: stored.previewFile,
-      content_type: stored.type,
-      // New sizes; the focal point and anything else the row knew stay.
-      meta: JSON.stringify({ ...(row.meta ?? {}), ...stored.meta }),
-      blurhash: row.blurhash ?? stored.blurhash,
-    })
-  // Changed meanwhile (deleted, or re-encoded by another run): ours are not needed, the old files are not ours.
-  const unused = updated ? [row.file, row.preview_file] : [stored.file, stored.previewFile]
-  for (const file of unused) if (file) await ctx.files.remove(file)
-  return 'reencoded'
-}
-
-async function reencodeProfileImage(
-  ctx: MediaCommandContext,
-  account: AccountRow,
-  field: 'avatar_file' | 'header_file',
-) {
-  const old = account[field]!
-  const data = await readImage(ctx.files, old)
-  if (!data) return 'missing'
-  let stored: Awaited<ReturnType<typeof storeImage>>
-  try {
-    stored = await storeImage(ctx.files, data, field === 'avatar_file' ? 'avatar' : 'header')
-  } catch {
-    return 'failed'
-  }
-  // The profile's image has a new URL: other servers learn it from the actor's Update, as after an upload.
-  const updated = await ctx.db.transaction(async (trx) => {
-    const n = await trx('accounts')
-      .where({ id: account.id, [field]: old })
-      .update({ [field]: stored.file, updated_at: trx.fn.now() })
-    if (n) await outbox.add(trx, { event: 'account.updated', accountId: account.id })
-    return n
-  })
-  await ctx.files.remove(updated ? old : stored.file)
-  return 'reencoded'
 }

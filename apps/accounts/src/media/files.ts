@@ -1,5 +1,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import type { MediaConfig } from '../config'
+import { s3Files } from './s3'
 
 /** One stored file, as a cleanup sweep sees it. */
 export interface StoredFile {
@@ -22,6 +24,8 @@ export interface MediaFiles {
   remove(name: string): Promise<void>
   /** Every stored file, in no particular order, for the cleanup sweeps. */
   list(): AsyncIterable<StoredFile>
+  /** Lets go of connections (a bucket's client); a directory has none. */
+  close?(): void
 }
 
 /** The files of a local directory (MEDIA_DIR), served by the accounts service at /media/<name>. */
@@ -59,5 +63,40 @@ export function localFiles(dir: string): MediaFiles {
   }
 }
 
-/** The media files of this configuration: MEDIA_DIR (docs/media.md, "Where files are kept"). */
-export const mediaFilesOf = (config: { MEDIA_DIR: string }): MediaFiles => localFiles(config.MEDIA_DIR)
+/** The settings mediaFilesOf reads (the media block of src/config.ts). */
+export type FilesSettings = Pick<
+  MediaConfig,
+  | 'MEDIA_DIR'
+  | 'S3_ENABLED'
+  | 'S3_BUCKET'
+  | 'S3_REGION'
+  | 'S3_ENDPOINT'
+  | 'S3_OVERRIDE_PATH_STYLE'
+  | 'S3_PERMISSION'
+  | 'AWS_ACCESS_KEY_ID'
+  | 'AWS_SECRET_ACCESS_KEY'
+  | 'S3_ACCESS_KEY_ID'
+  | 'S3_SECRET_ACCESS_KEY'
+>
+
+/**
+ * The media files of this configuration (docs/media.md, "Where files are kept"): an S3-compatible bucket with
+ * S3_ENABLED, else MEDIA_DIR. A bucket without a name is a configuration error, found at start.
+ */
+export function mediaFilesOf(config: FilesSettings): MediaFiles {
+  if (!config.S3_ENABLED) return localFiles(config.MEDIA_DIR)
+  if (!config.S3_BUCKET) throw new Error('S3_ENABLED=true needs S3_BUCKET')
+  const accessKeyId = config.S3_ACCESS_KEY_ID ?? config.AWS_ACCESS_KEY_ID
+  const secretAccessKey = config.S3_SECRET_ACCESS_KEY ?? config.AWS_SECRET_ACCESS_KEY
+  if (!accessKeyId !== !secretAccessKey)
+    throw new Error('S3: set both the access key id and its secret (S3_ or AWS_ names), or neither')
+  return s3Files({
+    bucket: config.S3_BUCKET,
+    region: config.S3_REGION,
+    endpoint: config.S3_ENDPOINT,
+    // Mastodon's rule: path style for an S3_ENDPOINT, unless S3_OVERRIDE_PATH_STYLE; AWS itself by host name.
+    forcePathStyle: !!config.S3_ENDPOINT && !config.S3_OVERRIDE_PATH_STYLE,
+    acl: config.S3_PERMISSION,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+  })
+}

@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Request, Response } from 'express'
 import { Invalid } from '@roost/errors'
 import type { AccountsContext } from '../context'
+import { mediaUrl, urlsOf } from '../entities/account'
 
 /** Images Roost accepts, recognised by their first bytes rather than the client's word. */
 const SIGNATURES: { type: string; ext: string; matches: (b: Buffer) => boolean }[] = [
@@ -34,10 +35,15 @@ export const newFileName = (ext: string) => `${randomBytes(16).toString('hex')}.
 
 const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp)$/
 
-/** GET /media/:file — the stored images; names are random, so they can be cached forever. */
+/**
+ * GET /media/:file — the stored images; names are random, so they can be cached forever. With S3_ENABLED the
+ * files are in the bucket: a permanent redirect to the file's URL there, so that the URLs of files moved from
+ * MEDIA_DIR to the bucket (which other servers keep) still lead to them (docs/media.md, "Where files are kept").
+ */
 export function serveMedia(ctx: AccountsContext, req: Request, res: Response) {
   const file = String(req.params.file)
   if (!FILE_NAME.test(file)) return res.status(404).json({ error: 'Not Found' })
+  if (ctx.config.S3_ENABLED) return res.redirect(301, mediaUrl(urlsOf(ctx.config), file))
   res.sendFile(file, { root: path.resolve(ctx.config.MEDIA_DIR), maxAge: '365d', immutable: true }, (err) => {
     if (err && !res.headersSent) res.status(404).json({ error: 'Not Found' })
   })

@@ -25,6 +25,8 @@ export function timersProcessor(d: {
   /** A local poll's counts to other servers (the federation consumer's). */
   distributePoll: (pollId: string, key: string) => Promise<void>
   concurrency: number
+  /** The daily media cleanup (the `media.cleanup` timer); absent, the timer does nothing. */
+  mediaCleanup?: () => Promise<unknown>
 }) {
   const handlers: {
     [N in Timer['event']]: (t: Extract<Timer, { event: N }>) => Promise<Date | undefined>
@@ -34,6 +36,10 @@ export function timersProcessor(d: {
       publishScheduledStatus(d.db, d.logger, t.scheduledStatusId, d.minPollExpirationSeconds),
     'poll.distribute': async (t) => {
       await d.distributePoll(t.pollId, `poll-${t.pollId}-${Date.parse(t.runAt)}`)
+      return undefined
+    },
+    'media.cleanup': async () => {
+      await d.mediaCleanup?.()
       return undefined
     },
   }
@@ -70,6 +76,35 @@ export const distributePollSoon = (timers: Queue, delayMs: number) => async (pol
     removeOnComplete: true,
     removeOnFail: true,
   })
+}
+
+/** The id of the job scheduler that adds the daily `media.cleanup` timer. */
+export const MEDIA_CLEANUP_SCHEDULER = 'media-cleanup'
+/** Once a day at a quiet hour (Mastodon's MediaCleanupScheduler runs between 03:00 and 05:59), in UTC. */
+export const MEDIA_CLEANUP_PATTERN = '17 4 * * *'
+
+/**
+ * Sets the daily `media.cleanup` timer (docs/activities.md, "Timers"): a BullMQ job scheduler, one per queue
+ * whatever the number of workers (each start upserts the same id), which adds one job a day at 04:17 UTC; a run
+ * missed is not made up for, the next day's does its work. Set again at every start, so a Redis that lost its data
+ * gets it back.
+ */
+export async function scheduleMediaCleanup(timers: Queue) {
+  const cleanup: Timer = { event: 'media.cleanup' }
+  await timers.upsertJobScheduler(
+    MEDIA_CLEANUP_SCHEDULER,
+    { pattern: MEDIA_CLEANUP_PATTERN, tz: 'UTC' },
+    {
+      name: cleanup.event,
+      data: cleanup,
+      opts: {
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 60_000 },
+        removeOnComplete: true,
+        removeOnFail: 10,
+      },
+    },
+  )
 }
 
 /**
