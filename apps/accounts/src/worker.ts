@@ -15,6 +15,7 @@ import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
+import { mediaProcessor } from './worker/media'
 import { distributePollSoon, sweepLostTimers, timersProcessor } from './worker/timers'
 import { mediaFilesOf } from './media/files'
 
@@ -56,7 +57,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     logger,
   })
-  const { activities, timers, inbox, deliveries } = workers.queues
+  const { activities, timers, inbox, deliveries, media } = workers.queues
+  const files = mediaFilesOf(config)
   const urls = urlsOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const streaming = createStreamingPublisher({ db, redis, redisPrefix: config.REDIS_PREFIX, urls, logger })
@@ -70,8 +72,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     federation,
     deliver,
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
-    media: mediaFilesOf(config),
-    logger,
+    mediaQueue: media,
+    remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
@@ -88,6 +90,13 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     }),
     [QUEUES.inbox]: inboxProcessor(db, federation, deliver, concurrency),
     [QUEUES.deliveries]: deliveriesProcessor(federation, hostSlots, metrics, concurrency),
+    [QUEUES.media]: mediaProcessor({
+      db,
+      files,
+      federation,
+      logger,
+      timeoutMs: config.MEDIA_TRANSCODE_TIMEOUT_MS,
+    }),
   }
   const sweep = () => sweepLostTimers(db, timers)
 
@@ -130,7 +139,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   })
 
   const { idle, pause, resume } = workers // tests: wait for the queues, hold the workers back a while
-  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, federation, feeds }
+  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, media, federation, feeds }
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
   return Object.assign(service, parts, { idle, pause, resume, sweep })
 }

@@ -45,9 +45,10 @@ export async function storeImage(files: MediaFiles, data: Buffer): Promise<{ fil
   return { file, type: kind.type }
 }
 
-const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp)$/
+// Video and audio too (docs/media.md, "Video, audio and GIFs"): transcoded files and sources waiting for the worker.
+const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp|mp4|webm|mp3|m4a|ogg|wav|flac|bin)$/
 
-/** GET /media/:file — the stored images; names are random, so they can be cached forever. */
+/** GET /media/:file — the stored files; names are random, so they can be cached forever. */
 export function serveMedia(ctx: AccountsContext, req: Request, res: Response) {
   const file = String(req.params.file)
   if (!FILE_NAME.test(file)) return res.status(404).json({ error: 'Not Found' })

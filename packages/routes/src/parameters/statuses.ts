@@ -61,12 +61,16 @@ export const reblogParams = z.object({ visibility: visibility() })
 
 /** POST /api/v1/media and /api/v2/media */
 export const uploadMediaParams = z.object({
-  file: param.file('The image'),
+  file: param.file('The image, video, audio file or animated GIF'),
+  thumbnail: param.file('A custom preview for a video or audio file (an image)'),
   description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
 })
 
 /** PUT /api/v1/media/:id */
-export const updateMediaParams = z.object({ description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }) })
+export const updateMediaParams = z.object({
+  thumbnail: param.file('A custom preview for a video or audio file (an image)'),
+  description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
+})
 
 /** GET /api/v1/timelines/public */
 export const publicTimelineParams = z.object({

@@ -281,6 +281,7 @@ function question(poll: PollRow, now: Date) {
 /** An attachment as Mastodon's Document: type, URL, description, blurhash and the original's size. */
 function documentOf(urls: Urls, m: MediaAttachmentRow) {
   const original = (m.meta as { original?: { width?: number; height?: number } } | null)?.original
+  const preview = m.thumbnail_file ?? m.preview_file
   return {
     type: 'Document',
     mediaType: m.content_type,
@@ -288,5 +289,9 @@ function documentOf(urls: Urls, m: MediaAttachmentRow) {
     name: m.description,
     ...(m.blurhash ? { blurhash: m.blurhash } : {}),
     ...(original?.width && original.height ? { width: original.width, height: original.height } : {}),
+    // A video's or sound's preview picture, as Mastodon's `icon` (docs/federation.md, "Remote media").
+    ...(preview && !m.content_type.startsWith('image/')
+      ? { icon: { type: 'Image', mediaType: 'image/jpeg', url: mediaUrl(urls, preview) } }
+      : {}),
   }
 }
