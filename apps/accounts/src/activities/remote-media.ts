@@ -61,7 +61,11 @@ export function remoteMediaConsumer(db: Knex, queue: Queue, retryBaseMs: number)
 const isFinal = (err: unknown) =>
   err instanceof FetchError &&
   (/too large/.test(err.message) ||
-    (err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429))
+    (err.status !== undefined &&
+      err.status >= 400 &&
+      err.status < 500 &&
+      err.status !== 408 &&
+      err.status !== 429))
 
 /**
  * Copies one remote attachment (the `media.fetch` job): fetched through the federation client (refused addresses,
@@ -115,7 +119,11 @@ export async function copyRemoteAttachment(
           : 'video'
       const processed = await processAv(files, data, kind, { timeoutMs: d.timeoutMs, keepPlayable: true })
       made = [processed.file, processed.previewFile]
-      columns = { ...processedColumns(processed), processing: null, blurhash: attachment.blurhash ?? processed.blurhash }
+      columns = {
+        ...processedColumns(processed),
+        processing: null,
+        blurhash: attachment.blurhash ?? processed.blurhash,
+      }
     }
   } catch (err) {
     // Not a file the tools read (storeAttachmentImage's Invalid, processAv's MediaToolError): it stays linked.

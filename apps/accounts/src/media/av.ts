@@ -80,9 +80,12 @@ function extensionOf(p: Probe, kind: AvKind): string {
  * An upload that is not a still image, checked at once (ffprobe): what it is, or a 422 when ffprobe cannot read it
  * or finds neither picture nor sound, and Mastodon's 422s for a video too large or too fast.
  */
-export async function inspectUpload(data: Buffer): Promise<{ kind: AvKind; ext: string; contentType: string }> {
+export async function inspectUpload(
+  data: Buffer,
+): Promise<{ kind: AvKind; ext: string; contentType: string }> {
   if (await isAnimatedGif(data)) return { kind: 'gifv', ext: 'gif', contentType: 'image/gif' }
-  if (data.length > VIDEO_LIMIT) throw new Invalid('Validation failed: File file size must be less than 99 MB')
+  if (data.length > VIDEO_LIMIT)
+    throw new Invalid('Validation failed: File file size must be less than 99 MB')
   const p = await inTempDir(async (dir) => {
     const source = path.join(dir, 'upload')
     await writeFile(source, data)
@@ -124,7 +127,9 @@ const lengthOf = (seconds: number) => {
 /** The description of the audio stream Mastodon's meta shows (`aac (LC) (mp4a / 0x6134706D)`). */
 const audioEncodeOf = (a: ProbeStream) => {
   const tag =
-    a.codec_tag_string && !a.codec_tag_string.startsWith('[') ? ` (${a.codec_tag_string} / ${a.codec_tag})` : ''
+    a.codec_tag_string && !a.codec_tag_string.startsWith('[')
+      ? ` (${a.codec_tag_string} / ${a.codec_tag})`
+      : ''
   return `${a.codec_name ?? 'unknown'}${a.profile ? ` (${a.profile})` : ''}${tag}`
 }
 
@@ -134,7 +139,10 @@ export function metaOf(p: Probe, small?: { width: number; height: number }): Rec
   const audio = audioStream(p)
   const duration = Number(p.format.duration ?? video?.duration ?? audio?.duration ?? 0)
   const bitrate = Number(p.format.bit_rate ?? 0)
-  const meta: Record<string, unknown> = { length: lengthOf(duration), duration: Math.round(duration * 100) / 100 }
+  const meta: Record<string, unknown> = {
+    length: lengthOf(duration),
+    duration: Math.round(duration * 100) / 100,
+  }
   if (video?.width && video.height) {
     const { width, height } = video
     Object.assign(meta, {
@@ -319,7 +327,21 @@ async function firstFrame(file: string, p: Probe, timeoutMs: number): Promise<Bu
   if (!stream) return undefined
   try {
     const png = await ffmpeg(
-      ['-ss', '0', '-i', file, '-map', `0:${stream.index}`, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'],
+      [
+        '-ss',
+        '0',
+        '-i',
+        file,
+        '-map',
+        `0:${stream.index}`,
+        '-frames:v',
+        '1',
+        '-f',
+        'image2pipe',
+        '-c:v',
+        'png',
+        'pipe:1',
+      ],
       { timeoutMs },
     )
     return png.length ? png : undefined
@@ -353,7 +375,8 @@ export async function previewOf(image: Buffer) {
  * metadata and fitted in the preview box; anything else is a 422.
  */
 export async function storeThumbnail(files: MediaFiles, data: Buffer): Promise<string> {
-  if (!imageType(data)) throw new Invalid('Validation failed: Thumbnail has contents that are not what they are reported to be')
+  if (!imageType(data))
+    throw new Invalid('Validation failed: Thumbnail has contents that are not what they are reported to be')
   let jpeg: Buffer
   try {
     jpeg = (await previewOf(data)).jpeg

@@ -63,7 +63,8 @@ function run(
     child.on('close', (code) => {
       clearTimeout(timer)
       if (timedOut) reject(new MediaToolError(`${command} did not finish within ${options.timeoutMs} ms`))
-      else if (code !== 0) reject(new MediaToolError(`${command} failed (${code}): ${err.trim().slice(-500)}`))
+      else if (code !== 0)
+        reject(new MediaToolError(`${command} failed (${code}): ${err.trim().slice(-500)}`))
       else resolve({ stdout: Buffer.concat(out), stderr: err })
     })
   })

@@ -74,7 +74,8 @@ export async function processUpload(
   options: { timeoutMs: number; onProgress?: (done: number) => void },
 ): Promise<{ outcome: ProcessOutcome; error?: Error }> {
   const row: MediaAttachmentRow | undefined = await db('media_attachments').where({ id }).first()
-  if (!row || (row.processing !== 'queued' && row.processing !== 'in_progress')) return { outcome: 'nothing to do' }
+  if (!row || (row.processing !== 'queued' && row.processing !== 'in_progress'))
+    return { outcome: 'nothing to do' }
   await db('media_attachments').where({ id, processing: 'queued' }).update({ processing: 'in_progress' })
   const source = await files.read(row.file)
   if (!source) return failed(db, id, new Error(`the source ${row.file} is gone`))
@@ -107,7 +108,11 @@ export async function processUpload(
 }
 
 /** Marks the upload `failed`: it can no longer be posted, and its GET answers Mastodon's 422. */
-export async function failed(db: Knex, id: string, error: Error): Promise<{ outcome: 'failed'; error: Error }> {
+export async function failed(
+  db: Knex,
+  id: string,
+  error: Error,
+): Promise<{ outcome: 'failed'; error: Error }> {
   await db('media_attachments')
     .where({ id })
     .whereIn('processing', ['queued', 'in_progress'])

@@ -27,8 +27,7 @@ export const mediaProcessor = (d: {
     schema: mediaJob,
     async process(data, job) {
       const id = data.mediaAttachmentId
-      if (data.event === 'media.fetch')
-        return copyRemoteAttachment({ ...d, timeoutMs: d.timeoutMs }, id)
+      if (data.event === 'media.fetch') return copyRemoteAttachment({ ...d, timeoutMs: d.timeoutMs }, id)
       let logged = 0
       const onProgress = (done: number) => {
         const percent = Math.floor(done * 100)
@@ -40,7 +39,10 @@ export const mediaProcessor = (d: {
       }
       try {
         const started = Date.now()
-        const { outcome, error } = await processUpload(d.db, d.files, id, { timeoutMs: d.timeoutMs, onProgress })
+        const { outcome, error } = await processUpload(d.db, d.files, id, {
+          timeoutMs: d.timeoutMs,
+          onProgress,
+        })
         if (outcome === 'failed')
           d.logger.warn({ err: error, mediaAttachmentId: id }, 'media could not be processed: marked failed')
         else if (outcome === 'complete')

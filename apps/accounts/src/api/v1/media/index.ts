@@ -78,7 +78,9 @@ async function uploadAv(
   }
   let processed
   try {
-    processed = await processAv(ctx.media, data, inspected.kind, { timeoutMs: ctx.config.MEDIA_TRANSCODE_TIMEOUT_MS })
+    processed = await processAv(ctx.media, data, inspected.kind, {
+      timeoutMs: ctx.config.MEDIA_TRANSCODE_TIMEOUT_MS,
+    })
   } catch (err) {
     // Mastodon answers 500 here; a file it could not convert is the client's, so Roost answers 422.
     if (err instanceof MediaToolError) throw new Invalid(PROCESSING_ERROR, undefined, { cause: err })
