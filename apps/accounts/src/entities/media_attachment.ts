@@ -38,11 +38,13 @@ export function renderMediaAttachment(row: MediaAttachmentRow, urls: Urls) {
   const processed = !row.processing || row.processing === 'complete'
   const url = processed ? mediaUrl(urls, row.file) : null
   const preview = row.thumbnail_file ?? row.preview_file
+  const localType = row.type ?? ('image' as const)
   return {
     id: row.id,
-    type: row.type ?? ('image' as const),
+    type: localType,
     url,
-    preview_url: preview ? mediaUrl(urls, preview) : url,
+    // Audio without a cover or thumbnail has no preview, as in Mastodon (no `small` style).
+    preview_url: preview ? mediaUrl(urls, preview) : localType === 'image' ? url : null,
     remote_url: row.remote_url ?? null,
     preview_remote_url: row.preview_remote_url ?? null,
     text_url: null,
