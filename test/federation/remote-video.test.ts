@@ -61,7 +61,7 @@ async function receive(attachment: Record<string, unknown>[]) {
   const row = await stack.accounts.ctx.db('statuses').where({ uri }).first()
   expect(row).toBeDefined()
   return (await alice.get(`/api/v1/statuses/${row.id}`).expect(200)).body as {
-    media_attachments: Record<string, any>[]
+    media_attachments: ({ url: string } & Record<string, unknown>)[]
   }
 }
 
