@@ -8,11 +8,10 @@ import { parseId } from '../../../domain/records'
 import type { MediaAttachmentRow } from '../../../db/rows'
 import { renderMediaAttachment } from '../../../entities/media_attachment'
 import { storeAttachmentImage } from '../../../media/attachment'
-import { inspectUpload, processAv, storeThumbnail } from '../../../media/av'
+import { inspectUpload, isAnimatedGif, processAv, storeThumbnail } from '../../../media/av'
 import { MediaToolError } from '../../../media/ffmpeg'
 import { processedColumns, queueUpload } from '../../../media/processing'
 import { imageType, newFileName } from '../../../media/storage'
-import { isAnimatedGif } from '../../../media/av'
 import { requireUser } from '../../../users/current'
 
 /** Mastodon's MediaController `processing_error`: an upload that could not be processed. */
