@@ -156,7 +156,8 @@ function previewOf(icon: unknown): string | null {
       : first && typeof first === 'object'
         ? ((first as Json).url ?? (first as Json).href)
         : undefined
-  const href = typeof url === 'string' ? url : (idOf(list(url)[0]) ?? (list(url)[0] as Json | undefined)?.href)
+  const href =
+    typeof url === 'string' ? url : (idOf(list(url)[0]) ?? (list(url)[0] as Json | undefined)?.href)
   return typeof href === 'string' && /^https?:\/\//i.test(href) ? href.slice(0, 2000) : null
 }
 
