@@ -53,6 +53,10 @@ COPY --from=build --chown=root:root /app/apps/accounts/dist apps/accounts/dist
 COPY --from=build --chown=root:root /app/apps/gateway/dist apps/gateway/dist
 COPY --from=build --chown=root:root /app/apps/push/dist apps/push/dist
 COPY --from=build --chown=root:root /app/apps/streaming/dist apps/streaming/dist
+# ffmpeg and ffprobe transcode video, audio and GIF uploads (docs/media.md, "Video, audio and GIFs").
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends ffmpeg \
+  && rm -rf /var/lib/apt/lists/*
 # The code belongs to root and is read-only to the process, which runs as the image's `node` user (uid 1000).
 RUN mkdir -p /data/media && chown node:node /data/media
 ENV MEDIA_DIR=/data/media

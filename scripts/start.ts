@@ -11,6 +11,7 @@ import path from 'node:path'
 import { migrateAccounts } from '../apps/accounts/src/service'
 import { migratePush } from '../apps/push/src/service'
 import { ensureAdmin } from './dev/admin'
+import { ensureFfmpeg } from './dev/ffmpeg'
 import { ensureDatabase, postgresAnswers, startEmbeddedPostgres } from './dev/postgres'
 import { redisAnswers, startEmbeddedRedis } from './dev/redis'
 import { devSecrets } from './dev/secrets'
@@ -102,6 +103,9 @@ async function main() {
   env.ACCOUNTS_URL ||= `http://127.0.0.1:${env.ACCOUNTS_PORT}`
   env.PUSH_URL ||= `http://127.0.0.1:${env.PUSH_PORT}`
   env.STREAMING_URL ||= `http://127.0.0.1:${env.STREAMING_PORT}`
+
+  // The accounts service and its worker transcode video, audio and GIFs with them (docs/media.md).
+  ensureFfmpeg()
 
   if (await postgresAnswers(env.DATABASE_URL!)) {
     console.log(`Postgres: using ${redactUrl(env.DATABASE_URL!)}`)

@@ -32,6 +32,8 @@ function ensureTools() {
     { name: 'chromium', present: () => existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') },
     { name: 'docker-compose', present: () => onPath('docker-compose') },
     { name: 'toot', present: () => onPath('toot') },
+    // Video, audio and GIF uploads are transcoded, and their tests made, with it (docs/media.md).
+    { name: 'ffmpeg', present: () => onPath('ffmpeg') && onPath('ffprobe') },
     {
       name: 'python3-mastodon',
       present: () => spawnSync('/usr/bin/python3', ['-c', 'import mastodon']).status === 0,

@@ -88,6 +88,8 @@ describe('route attributes the gateway reads', () => {
       'PATCH /api/v1/accounts/update_credentials',
       'POST /api/v1/media',
       'POST /api/v2/media',
+      // A new `thumbnail` (docs/media.md, "Video, audio and GIFs").
+      'PUT /api/v1/media/:id',
     ])
     expect(of((r) => r.signUp)).toEqual(['POST /api/v1/accounts'])
     // Mastodon counts edits in the statuses family too.

@@ -64,6 +64,7 @@ export async function startStack(options: StackOptions = {}) {
     // Push receivers in tests listen on loopback; retries start at 100 ms so retry tests stay fast.
     PUSH_ALLOWED_PRIVATE_ADDRESSES: '127.0.0.0/8,::1',
     PUSH_RETRY_BASE_MS: '100',
+    REMOTE_MEDIA_RETRY_BASE_MS: '100',
     ...options.env,
   }
   const accounts = await createAccountsService(loadAccountsConfig(env))

@@ -39,7 +39,7 @@ export async function startMiniPeer() {
   /** Other documents served (GET, by URL): Notes a test makes fetchable. */
   const objects = new Map<string, unknown>()
   /** Files served (GET, by path: a status's attachments), and the paths asked for, in order. */
-  const files = new Map<string, { type: string; body: Buffer }>()
+  const files = new Map<string, { type: string; body: Buffer; failures: number }>()
   const fileRequests: string[] = []
   const received: Received[] = []
   let notes = 0
@@ -102,6 +102,10 @@ export async function startMiniPeer() {
       }
       const file = req.method === 'GET' ? files.get(url.pathname) : undefined
       if (req.method === 'GET' && url.pathname.startsWith('/files/')) fileRequests.push(url.pathname)
+      if (file && file.failures > 0) {
+        file.failures--
+        return res.writeHead(503).end()
+      }
       if (file) {
         res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length })
         return res.end(file.body)
@@ -148,9 +152,9 @@ export async function startMiniPeer() {
     },
     actors,
     objects,
-    /** Serves `body` at `<base>/files/<name>`; its URL. */
-    file(name: string, type: string, body: Buffer) {
-      files.set(`/files/${name}`, { type, body })
+    /** Serves `body` at `<base>/files/<name>` (after answering 503 `failFirst` times); its URL. */
+    file(name: string, type: string, body: Buffer, options: { failFirst?: number } = {}) {
+      files.set(`/files/${name}`, { type, body, failures: options.failFirst ?? 0 })
       return `${base}/files/${name}`
     },
     fileRequests,

@@ -118,6 +118,12 @@ export const mediaEnv = {
 export const mediaConfigEnv = z.object(mediaEnv)
 export type MediaConfig = z.infer<typeof mediaConfigEnv>
 
+/**
+ * The longest one ffmpeg run may take on a video, audio file or animated GIF (docs/media.md, "Video, audio and
+ * GIFs"): past it the run is killed and the attachment marked failed, so that no file holds a job for good.
+ */
+const MEDIA_TRANSCODE_TIMEOUT_MS = z.coerce.number().int().min(1000).default(600_000)
+
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
@@ -151,6 +157,7 @@ export const accountsEnv = baseEnv.extend({
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
   ...mediaEnv,
+  MEDIA_TRANSCODE_TIMEOUT_MS,
   /**
    * Who may sign up through POST /api/v1/accounts (Mastodon's `registrations_mode`): `open` (accounts work at
    * once), `approved` (accounts wait for a moderator) or `none` (closed: 403). Open by default so a development
@@ -203,15 +210,21 @@ export const accountsWorkerEnv = baseEnv.extend({
   POLL_MIN_EXPIRATION_SECONDS,
   ...federationEnv,
   ...mediaEnv,
+  MEDIA_TRANSCODE_TIMEOUT_MS,
   /**
-   * The largest attachment of a remote status the worker copies (Mastodon's 16 MB image limit); a larger one stays
-   * linked to its server (docs/federation.md, "Remote media").
+   * The largest attachment of a remote status the worker copies (Mastodon's remotable limit, its 99 MB
+   * VIDEO_LIMIT); a larger one stays linked to its server (docs/federation.md, "Remote media").
    */
   REMOTE_MEDIA_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(16 * 1024 * 1024),
+    .default(99 * 1024 * 1024),
+  /**
+   * A remote attachment whose server failed is fetched again this long later, then twice as long, three times in
+   * all (docs/federation.md, "Remote media"); then it stays linked. Tests lower it.
+   */
+  REMOTE_MEDIA_RETRY_BASE_MS: z.coerce.number().int().min(1).default(60_000),
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**

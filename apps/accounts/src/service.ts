@@ -17,6 +17,7 @@ import { publishAllListOwners } from './streaming/list-owners'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
 import { mediaFilesOf } from './media/files'
+import { VIDEO_LIMIT } from './media/av'
 
 export { SCHEMA }
 
@@ -68,9 +69,9 @@ export async function createAccountsService(config: AccountsConfig) {
   })
   // Inboxes read the body as it came: its Digest is signed (docs/federation.md, "Inboxes"); 1 MB as Mastodon.
   app.use(['/inbox', '/users/:username/inbox'], express.raw({ type: () => true, limit: '1mb' }))
-  // Files up to the gateway's upload limit are read, so that the media code answers a too large image with
-  // Mastodon's 422 (16 MB, docs/media.md, "Images") rather than the parser's 413.
-  app.use(bodyParsers({ fileBytes: 20 * 1024 * 1024 }))
+  // Up to Mastodon's VIDEO_LIMIT, the largest upload (docs/media.md, "Video, audio and GIFs"); a too large image
+  // still gets the media code's 422 (16 MB, docs/media.md, "Images") rather than the parser's 413.
+  app.use(bodyParsers({ fileBytes: VIDEO_LIMIT }))
 
   const api = serviceRoutes('accounts', verify)
   accountsRoutes(api, ctx)

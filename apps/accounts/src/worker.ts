@@ -17,6 +17,7 @@ import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
 import { distributePollSoon, scheduleMediaCleanup, sweepLostTimers, timersProcessor } from './worker/timers'
 import { dailyMediaCleanup } from './media/cleanup'
+import { mediaProcessor } from './worker/media'
 import { mediaFilesOf } from './media/files'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
@@ -57,9 +58,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     logger,
   })
-  const { activities, timers, inbox, deliveries } = workers.queues
+  const { activities, timers, inbox, deliveries, media } = workers.queues
+  const files = mediaFilesOf(config)
   const urls = urlsOf(config)
-  const media = mediaFilesOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const streaming = createStreamingPublisher({ db, redis, redisPrefix: config.REDIS_PREFIX, urls, logger })
   const federation = createFederation({ db, config, logger })
@@ -72,8 +73,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     federation,
     deliver,
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
-    media,
-    logger,
+    mediaQueue: media,
+    remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
@@ -88,12 +89,19 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       minPollExpirationSeconds: config.POLL_MIN_EXPIRATION_SECONDS,
       distributePoll: consumers.federation.distributePoll,
       mediaCleanup: async () => {
-        const done = await dailyMediaCleanup(db, media, config.MEDIA_CACHE_RETENTION_PERIOD)
+        const done = await dailyMediaCleanup(db, files, config.MEDIA_CACHE_RETENTION_PERIOD)
         logger.info(done, 'media cleanup done')
       },
     }),
     [QUEUES.inbox]: inboxProcessor(db, federation, deliver, concurrency),
     [QUEUES.deliveries]: deliveriesProcessor(federation, hostSlots, metrics, concurrency),
+    [QUEUES.media]: mediaProcessor({
+      db,
+      files,
+      federation,
+      logger,
+      timeoutMs: config.MEDIA_TRANSCODE_TIMEOUT_MS,
+    }),
   }
   const sweep = () => sweepLostTimers(db, timers)
 
@@ -132,7 +140,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       await relay.stop()
       await workers.close()
       federation.close()
-      media.close?.()
+      files.close?.()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
@@ -141,7 +149,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   })
 
   const { idle, pause, resume } = workers // tests: wait for the queues, hold the workers back a while
-  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, federation, feeds }
+  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, media, federation, feeds }
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
   return Object.assign(service, parts, { idle, pause, resume, sweep })
 }

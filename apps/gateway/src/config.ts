@@ -54,12 +54,15 @@ export const gatewayEnv = baseEnv.extend({
     .int()
     .positive()
     .default(100 * 1024),
-  /** Largest request body on upload routes (media, avatar and header), in bytes. */
+  /**
+   * Largest request body on upload routes (media, avatar and header), in bytes: a 99 MB video (Mastodon's
+   * VIDEO_LIMIT) with a 16 MB thumbnail and room for the form.
+   */
   GATEWAY_UPLOAD_BODY_LIMIT: z.coerce
     .number()
     .int()
     .positive()
-    .default(20 * 1024 * 1024),
+    .default((99 + 16 + 1) * 1024 * 1024),
   /** A client must send all request headers within this time (slowloris), else 408 and the socket closes. */
   GATEWAY_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** A client must send the whole request (headers and body) within this time, else 408. */

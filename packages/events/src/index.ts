@@ -219,6 +219,19 @@ export const inboxActivity = event('inbox.received', {
 export type InboxActivity = z.infer<typeof inboxActivity>
 
 /**
+ * Media work (docs/media.md, "Video, audio and GIFs"), on the `media` queue of the accounts worker. `media.uploaded`:
+ * an uploaded video, audio file or animated GIF to transcode, written by the upload with its row (the outbox).
+ * `media.fetch`: a remote attachment to copy, added by the remote media consumer itself with a deterministic job id
+ * (work derived afresh from the status each time, docs/activities.md "Outbox or queue"), and retried with backoff
+ * while its server fails.
+ */
+export const mediaJob = z.discriminatedUnion('event', [
+  event('media.uploaded', { mediaAttachmentId: id }),
+  event('media.fetch', { mediaAttachmentId: id }),
+])
+export type MediaJob = z.infer<typeof mediaJob>
+
+/**
  * One signed POST of an activity to one inbox (docs/federation.md, "Delivery"): `body` is the JSON exactly as
  * sent, `accountId` the local account that signs it (null: the instance actor, as for a forwarded report). Added by
  * the accounts worker with a deterministic job id.
@@ -237,6 +250,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   ...accountEvent.options,
   ...timer.options,
   inboxActivity,
+  ...mediaJob.options,
 ])
 export type OutboxEvent = z.infer<typeof outboxEvent>
 export type EventName = OutboxEvent['event']
@@ -248,6 +262,7 @@ const queues = new Map<string, QueueName>([
   ...accountEvent.options.map((o) => [o.shape.event.value, QUEUES.accountEvents] as const),
   ...timer.options.map((o) => [o.shape.event.value, QUEUES.timers] as const),
   [inboxActivity.shape.event.value, QUEUES.inbox],
+  ...mediaJob.options.map((o) => [o.shape.event.value, QUEUES.media] as const),
 ])
 export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
@@ -281,6 +296,9 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   [QUEUES.activities]: { ...defaultJobOptions, attempts: 12, removeOnComplete: { age: 3600, count: 10_000 } },
   [QUEUES.timers]: { ...defaultJobOptions, attempts: 12 },
   [QUEUES.inbox]: { ...defaultJobOptions, attempts: 12 },
+  // A transcode that fails does not fail better the next time: the job marks the attachment failed itself and
+  // only what failed around it (reading the file, the database) is tried again, a few times.
+  [QUEUES.media]: { ...defaultJobOptions, attempts: 3 },
 }
 
 /** How long from now a timer's job waits (none for other events, or a moment already past). */

@@ -11,6 +11,11 @@ export const QUEUES = {
   inbox: 'inbox',
   /** Signed POSTs of our activities to other servers' inboxes (docs/federation.md, "Delivery"). */
   deliveries: 'deliveries',
+  /**
+   * Media work too slow for a request: transcoding uploaded video, audio and animated GIFs, and copying remote
+   * attachments (docs/media.md, "Video, audio and GIFs").
+   */
+  media: 'media',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -19,7 +24,7 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
  * and the test harness waits on all of them (`drain()` in test/stack.ts). Every queue has one consumer process.
  */
 export const CONSUMERS = {
-  'accounts-worker': [QUEUES.activities, QUEUES.timers, QUEUES.inbox, QUEUES.deliveries],
+  'accounts-worker': [QUEUES.activities, QUEUES.timers, QUEUES.inbox, QUEUES.deliveries, QUEUES.media],
   'push-worker': [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents],
 } as const satisfies Record<string, readonly QueueName[]>
 export type WorkerProcess = keyof typeof CONSUMERS

@@ -223,7 +223,10 @@ export const ROUTES: readonly Route[] = [
     params: P.uploadMediaParams,
   }),
   route('GET', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
-  route('PUT', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media'], { params: P.updateMediaParams }),
+  route('PUT', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media'], {
+    body: 'upload',
+    params: P.updateMediaParams,
+  }),
   route('DELETE', '/api/v1/media/:id', ACCOUNTS, 'required', ['write:media']),
   route('GET', '/api/v1/timelines/public', ACCOUNTS, 'optional', ['read:statuses'], {
     params: P.publicTimelineParams,

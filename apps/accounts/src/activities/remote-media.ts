@@ -1,84 +1,141 @@
+import type { Queue } from 'bullmq'
 import type { Knex } from '@roost/db'
+import { Invalid } from '@roost/errors'
+import type { MediaJob } from '@roost/events'
 import type { Logger } from '@roost/service'
 import type { Federation } from '../federation/transport/client'
+import { FetchError } from '../federation/transport/client'
 import { domainPolicy } from '../federation/domain-blocks'
 import { storeAttachmentImage } from '../media/attachment'
+import { isAnimatedGif, processAv } from '../media/av'
+import type { AvKind } from '../media/av'
+import { MediaToolError } from '../media/ffmpeg'
 import type { MediaFiles } from '../media/files'
+import { processedColumns } from '../media/processing'
 import { imageType } from '../media/storage'
+import type { MediaAttachmentRow } from '../db/rows'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 
-interface RemoteAttachment {
-  id: string
-  remote_url: string
-  blurhash: string | null
-  meta: Record<string, unknown> | null
-}
-
-/** `{key: value}` of `meta` when it has `key`, else nothing. */
-const pick = (meta: Record<string, unknown> | null, key: string) =>
-  meta && meta[key] !== undefined ? { [key]: meta[key] } : {}
+/** Fetches of one remote attachment at most: the first and three retries (Mastodon's media workers retry 3 times). */
+export const REMOTE_MEDIA_ATTEMPTS = 4
 
 /**
- * Copies the image attachments of remote statuses to this server (docs/federation.md, "Remote media"), as
+ * Finds the attachments of remote statuses to copy to this server (docs/federation.md, "Remote media"), as
  * Mastodon downloads a remote status's media when it stores it: once a status from another server is created or
- * edited, each attachment still only linked is fetched through the federation client (refused addresses, size
- * limit), checked to be an image by its bytes, and re-encoded and stored with its preview, sizes and blurhash like
- * an upload (metadata stripped, docs/media.md, "Images"); the
- * entity then serves our copy and keeps the original as `remote_url`. What cannot be copied (a server that
- * fails, a file too large, a video, a host under `reject_media`) stays linked, and the activity goes on: nothing
- * else waits for media. Copying again finds nothing left to do.
+ * edited, each attachment still only linked becomes a `media.fetch` job of the `media` queue (one per attachment,
+ * `remote-media-<id>`: added again, it is still one job), where `copyRemoteAttachment` copies it, retried with
+ * backoff while its server fails. A host under `reject_media` is not asked at all. Nothing else waits for media.
  */
-export function remoteMediaConsumer(
-  db: Knex,
-  federation: Federation,
-  files: MediaFiles,
-  logger: Logger,
-): Consumer {
+export function remoteMediaConsumer(db: Knex, queue: Queue, retryBaseMs: number): Consumer {
   async function copyMedia({ statusId }: { statusId: string }, reads: Reads) {
     const row = await reads.status(statusId)
     if (!row?.uri) return // a local status (only another server's have a URI of their own)
     const author = await reads.account(row.account_id)
     if (!author?.domain) return
-    const linked: RemoteAttachment[] = await db('media_attachments')
+    const linked: { id: string }[] = await db('media_attachments')
       .where({ status_id: statusId, file: '' })
       .whereNotNull('remote_url')
       .orderBy('id')
-      .select('id', 'remote_url', 'blurhash', 'meta')
+      .select('id')
     if (!linked.length || (await domainPolicy(db, author.domain)).rejectMedia) return
-    for (const attachment of linked) await copyOne(attachment)
+    await queue.addBulk(
+      linked.map(({ id }) => ({
+        name: 'media.fetch',
+        data: { event: 'media.fetch', mediaAttachmentId: id } satisfies MediaJob,
+        opts: {
+          jobId: `remote-media-${id}`,
+          attempts: REMOTE_MEDIA_ATTEMPTS,
+          backoff: { type: 'exponential', delay: retryBaseMs },
+          removeOnComplete: { age: 60, count: 1000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      })),
+    )
   }
 
-  async function copyOne(attachment: RemoteAttachment) {
-    let data: Buffer
-    try {
-      data = await federation.fetchMedia(attachment.remote_url)
-    } catch (err) {
-      logger.info({ err, url: attachment.remote_url }, 'remote attachment not copied: it stays linked')
+  return { 'status.created': copyMedia, 'status.updated': copyMedia }
+}
+
+/** A fetch that will not go better later: the server refused (4xx but 408 and 429) or the file is too large. */
+const isFinal = (err: unknown) =>
+  err instanceof FetchError &&
+  (/too large/.test(err.message) ||
+    (err.status !== undefined &&
+      err.status >= 400 &&
+      err.status < 500 &&
+      err.status !== 408 &&
+      err.status !== 429))
+
+/**
+ * Copies one remote attachment (the `media.fetch` job): fetched through the federation client (refused addresses,
+ * REMOTE_MEDIA_MAX_BYTES), then stored like an upload. An image gets its preview, sizes and blurhash; a video,
+ * audio file or animated GIF is probed with ffprobe for `meta` and a preview frame, and transcoded only when
+ * browsers cannot play it as it is. The entity then serves our copy and keeps the original as `remote_url`. What
+ * cannot be copied for good (too large, refused, not a file the tools read) stays linked; a server that fails
+ * throws, for the job to try again later, and after the last attempt the attachment stays linked too. Copying again
+ * finds nothing left to do.
+ */
+export async function copyRemoteAttachment(
+  d: { db: Knex; federation: Federation; files: MediaFiles; logger: Logger; timeoutMs: number },
+  id: string,
+): Promise<void> {
+  const { db, federation, files, logger } = d
+  const attachment: MediaAttachmentRow | undefined = await db('media_attachments')
+    .where({ id, file: '' })
+    .whereNotNull('remote_url')
+    .first()
+  if (!attachment?.remote_url) return
+  const url = attachment.remote_url
+  let data: Buffer
+  try {
+    data = await federation.fetchMedia(url)
+  } catch (err) {
+    if (isFinal(err)) {
+      logger.info({ err, url }, 'remote attachment not copied: it stays linked')
       return
     }
-    if (!imageType(data)) return // videos, audio and anything else stay linked
-    let stored: Awaited<ReturnType<typeof storeAttachmentImage>>
-    try {
-      stored = await storeAttachmentImage(files, data)
-    } catch (err) {
-      logger.info({ err, url: attachment.remote_url }, 'remote attachment does not decode: it stays linked')
-      return
-    }
-    const updated = await db('media_attachments')
-      .where({ id: attachment.id, file: '' })
-      .update({
+    throw err // the server failed: the job tries again later
+  }
+  let columns: Record<string, unknown>
+  let made: (string | null)[]
+  try {
+    if (imageType(data) && !(await isAnimatedGif(data))) {
+      const stored = await storeAttachmentImage(files, data)
+      made = [stored.file, stored.previewFile]
+      columns = {
         file: stored.file,
         preview_file: stored.previewFile,
         content_type: stored.type,
         // Our copy's sizes, with the sender's focal point (docs/federation.md, "Remote media").
-        meta: JSON.stringify({ ...stored.meta, ...pick(attachment.meta, 'focus') }),
-        // The sender's blurhash is what its own clients show; ours only when it sent none.
-        blurhash: attachment.blurhash ?? stored.blurhash,
-      })
-    // Another run copied it first (a retried job): ours are not needed.
-    if (!updated) for (const file of [stored.file, stored.previewFile]) await files.remove(file)
+        meta: JSON.stringify({
+          ...stored.meta,
+          ...(attachment.meta?.focus ? { focus: attachment.meta.focus } : {}),
+        }),
+      }
+      // The sender's blurhash is what its own clients show; ours only when it sent none.
+      columns.blurhash = attachment.blurhash ?? stored.blurhash
+    } else {
+      const kind: AvKind = imageType(data)
+        ? 'gifv'
+        : attachment.type === 'audio' || attachment.content_type.startsWith('audio/')
+          ? 'audio'
+          : 'video'
+      const processed = await processAv(files, data, kind, { timeoutMs: d.timeoutMs, keepPlayable: true })
+      made = [processed.file, processed.previewFile]
+      columns = {
+        ...processedColumns(processed, attachment.meta ?? {}),
+        processing: null,
+        blurhash: attachment.blurhash ?? processed.blurhash,
+      }
+    }
+  } catch (err) {
+    // Not a file the tools read (storeAttachmentImage's Invalid, processAv's MediaToolError): it stays linked.
+    if (!(err instanceof MediaToolError || err instanceof Invalid)) throw err
+    logger.info({ err, url }, 'remote attachment does not decode: it stays linked')
+    return
   }
-
-  return { 'status.created': copyMedia, 'status.updated': copyMedia }
+  const updated = await db('media_attachments').where({ id, file: '' }).update(columns)
+  // Another run copied it first (a retried job): ours are not needed.
+  if (!updated) for (const file of made) if (file) await files.remove(file)
 }

@@ -163,6 +163,17 @@ export interface MediaAttachmentRow {
   blurhash?: string | null
   /** The URL of an attachment of a remote status; `file` is empty until the worker copies it (docs/federation.md). */
   remote_url?: string | null
+  /**
+   * Mastodon's `processing` (docs/media.md, "Video, audio and GIFs"): video, audio and animated GIFs are `queued`
+   * until the worker transcodes them; null on images and older rows, which are complete.
+   */
+  processing?: 'queued' | 'in_progress' | 'complete' | 'failed' | null
+  /** The entity's `type` once known (a GIF is `gifv`); null: from the content type. */
+  type?: 'image' | 'gifv' | 'video' | 'audio' | 'unknown' | null
+  /** A custom preview (the `thumbnail` parameter, Mastodon's `thumbnail`), shown instead of `preview_file`. */
+  thumbnail_file?: string | null
+  /** A remote attachment's own preview (the Document's `icon`). */
+  preview_remote_url?: string | null
   created_at: Date
 }
 

@@ -131,8 +131,8 @@ export interface NewStatus {
 
 /**
  * The author's uploads named by `ids`, in that order, that may go on a status: not attached yet (nor held by a
- * scheduled status), or already on `statusId` (an edit). Too many, or one that is not the author's or is on another
- * status → 422.
+ * scheduled status), or already on `statusId` (an edit), and processed. Too many, one that is not the author's or
+ * is on another status, or one still processed → 422.
  */
 export async function attachableMedia(
   trx: Knex,
@@ -157,6 +157,10 @@ export async function attachableMedia(
     : []
   const missing = ids.filter((id) => !rows.some((m) => m.id === id))
   if (missing.length) throw new Invalid(`Validation failed: Media ${missing.join(', ')} not found`)
+  // A video, audio file or GIF the worker has not finished (or could not process): Mastodon's `not_ready`
+  // (docs/media.md, "Video, audio and GIFs").
+  if (rows.some((m) => m.processing && m.processing !== 'complete'))
+    throw new Invalid('Cannot attach files that have not finished processing. Try again in a moment!')
   return [...new Set(ids)].map((id) => rows.find((m) => m.id === id)!)
 }
 

@@ -59,8 +59,8 @@ export interface StoredAttachmentImage {
  * re-encoded (metadata stripped but for the colour profile, orientation applied, scaled to Mastodon's 8.3
  * megapixels), `meta.original` and `meta.small`, the `small` preview file saved next to it, and the blurhash.
  * 16 MB or more is a 422 (Mastodon's IMAGE_LIMIT); an upload whose header says image but which does not decode is
- * a 422, never a 500. An animated GIF stays an animated GIF here: turning it into `gifv` is the video pipeline's
- * (it calls `isAnimated` in images.ts before coming here).
+ * a 422, never a 500. Animated GIFs do not come here: uploadMedia sends them to the video pipeline, which makes them
+ * `gifv` (docs/media.md, "Video, audio and GIFs").
  */
 export async function storeAttachmentImage(files: MediaFiles, data: Buffer): Promise<StoredAttachmentImage> {
   if (data.length >= IMAGE_LIMIT) throw tooLarge(IMAGE_LIMIT)

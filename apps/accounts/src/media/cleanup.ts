@@ -24,6 +24,7 @@ export const ORPHAN_GRACE_MS = 24 * 3600_000
 export const FILE_COLUMNS: readonly (readonly [table: string, column: string])[] = [
   ['media_attachments', 'file'],
   ['media_attachments', 'preview_file'],
+  ['media_attachments', 'thumbnail_file'],
   ['accounts', 'avatar_file'],
   ['accounts', 'header_file'],
 ]

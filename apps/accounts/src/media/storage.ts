@@ -33,10 +33,11 @@ export function imageType(data: Buffer) {
 /** A new random file name (`<32 hex>.<ext>`); its preview is `<32 hex>-small.<ext>`. */
 export const newFileName = (ext: string) => `${randomBytes(16).toString('hex')}.${ext}`
 
-const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp)$/
+// Video and audio too (docs/media.md, "Video, audio and GIFs"): transcoded files and sources waiting for the worker.
+const FILE_NAME = /^[0-9a-f]{32}(-small)?\.(png|jpg|gif|webp|mp4|webm|mp3|m4a|ogg|wav|flac|bin)$/
 
 /**
- * GET /media/:file — the stored images; names are random, so they can be cached forever. With S3_ENABLED the
+ * GET /media/:file — the stored files; names are random, so they can be cached forever. With S3_ENABLED the
  * files are in the bucket: a permanent redirect to the file's URL there, so that the URLs of files moved from
  * MEDIA_DIR to the bucket (which other servers keep) still lead to them (docs/media.md, "Where files are kept").
  */

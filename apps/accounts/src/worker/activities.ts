@@ -1,7 +1,7 @@
+import type { Queue } from 'bullmq'
 import type { Knex } from '@roost/db'
 import { activity, processor } from '@roost/events'
 import type { Activity } from '@roost/events'
-import type { Logger } from '@roost/service'
 import type { Consumer } from '../activities/consumer'
 import { conversationsConsumer } from '../activities/conversations'
 import { federationConsumer } from '../activities/federation'
@@ -15,7 +15,6 @@ import type { Urls } from '../entities/account'
 import type { Feeds } from '../feeds/context'
 import type { Federation } from '../federation/transport/client'
 import type { Deliver } from '../federation/transport/delivery-queue'
-import type { MediaFiles } from '../media/files'
 import type { StreamingPublisher } from '../streaming/publisher'
 
 /**
@@ -31,8 +30,9 @@ export function createConsumers(d: {
   deliver: Deliver
   /** Asks for a local poll's counts to go to other servers a few minutes from now (the `poll.distribute` timer). */
   pollUpdateSoon: (pollId: string) => Promise<void>
-  media: MediaFiles
-  logger: Logger
+  /** The `media` queue, where remote attachments wait to be copied (docs/federation.md, "Remote media"). */
+  mediaQueue: Queue
+  remoteMediaRetryBaseMs: number
 }) {
   return {
     notifications: notificationsConsumer(d.db, d.urls, d.streaming),
@@ -41,7 +41,7 @@ export function createConsumers(d: {
     streaming: streamingConsumer(d.db, d.urls, d.streaming),
     federation: federationConsumer(d.federation, d.deliver, d.pollUpdateSoon),
     // Last: a slow remote server delays nothing the others do.
-    remoteMedia: remoteMediaConsumer(d.db, d.federation, d.media, d.logger),
+    remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

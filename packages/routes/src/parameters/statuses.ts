@@ -61,7 +61,8 @@ export const reblogParams = z.object({ visibility: visibility() })
 
 /** POST /api/v1/media and /api/v2/media */
 export const uploadMediaParams = z.object({
-  file: param.file('The image'),
+  file: param.file('The image, video, audio file or animated GIF'),
+  thumbnail: param.file('A custom preview for a video or audio file (an image)'),
   description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
   /** `"x,y"`, each from -1.0 to 1.0, read loosely as Mastodon does (docs/media.md, "Focal points and descriptions"). */
   focus: param.text(),
@@ -69,6 +70,7 @@ export const uploadMediaParams = z.object({
 
 /** PUT /api/v1/media/:id */
 export const updateMediaParams = z.object({
+  thumbnail: param.file('A custom preview for a video or audio file (an image)'),
   description: param.text({ maxChars: MAX_MEDIA_DESCRIPTION }),
   /** `"x,y"`, as on upload. */
   focus: param.text(),

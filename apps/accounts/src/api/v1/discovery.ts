@@ -157,12 +157,7 @@ export async function deleteFeaturedTag(ctx: AccountsContext, req: Request, res:
 export async function featuredTagSuggestions(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   res.json(
-    await renderTags(
-      ctx.db,
-      urlsOf(ctx.config),
-      await recentlyUsedTags(ctx.db, account.id),
-      account.id,
-    ),
+    await renderTags(ctx.db, urlsOf(ctx.config), await recentlyUsedTags(ctx.db, account.id), account.id),
   )
 }
 

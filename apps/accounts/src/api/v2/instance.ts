@@ -3,6 +3,7 @@ import { localDomainOf } from '../../config'
 import type { AccountsContext } from '../../context'
 import { renderAccount, urlsOf } from '../../entities/account'
 import { POLL_LIMITS } from '../../domain/polls'
+import { MAX_VIDEO_FRAME_RATE, MAX_VIDEO_MATRIX_LIMIT, VIDEO_LIMIT } from '../../media/av'
 import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
 import { activeRules, renderRule } from '../../domain/rules'
 import { visibleLocalAccounts } from '../../queries/accounts'
@@ -15,6 +16,30 @@ export const VERSION = '4.5.0 (compatible; Roost 0.1.0)'
 /** `api_versions.mastodon` of Mastodon 4.5 (clients compare it to decide which newer calls exist). */
 const MASTODON_API_VERSION = 7
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+/** Mastodon's VIDEO_MIME_TYPES and AUDIO_MIME_TYPES: what the worker transcodes (docs/media.md, "Video, audio and GIFs"). */
+const AV_TYPES = [
+  'video/webm',
+  'video/mp4',
+  'video/quicktime',
+  'video/ogg',
+  'audio/wave',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/x-pn-wave',
+  'audio/vnd.wave',
+  'audio/ogg',
+  'audio/vorbis',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/webm',
+  'audio/flac',
+  'audio/aac',
+  'audio/m4a',
+  'audio/x-m4a',
+  'audio/mp4',
+  'audio/3gpp',
+  'video/x-ms-asf',
+]
 const IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
 
 /** What both instance documents share: limits, registration state, contact and counts. */
@@ -58,13 +83,13 @@ export async function instanceFacts(ctx: AccountsContext) {
       characters_reserved_per_url: 23,
     },
     mediaAttachments: {
-      supported_mime_types: IMAGE_TYPES,
+      supported_mime_types: [...IMAGE_TYPES, ...AV_TYPES],
       description_limit: MAX_MEDIA_DESCRIPTION,
       image_size_limit: IMAGE_SIZE_LIMIT,
       image_matrix_limit: 33177600,
-      video_size_limit: 0,
-      video_frame_rate_limit: 0,
-      video_matrix_limit: 0,
+      video_size_limit: VIDEO_LIMIT,
+      video_frame_rate_limit: MAX_VIDEO_FRAME_RATE,
+      video_matrix_limit: MAX_VIDEO_MATRIX_LIMIT,
     },
     polls: {
       max_options: POLL_LIMITS.maxOptions,

@@ -37,6 +37,7 @@ import * as localPublicStatuses from './20261128010002_local_public_statuses'
 import * as accountNamePrefixes from './20261128010003_account_name_prefixes'
 import * as statusStats from './20261128020001_status_stats'
 import * as watchedFollows from './20261128030001_watched_follows'
+import * as mediaProcessing from './20261129030001_media_processing'
 import * as mediaCleanup from './20261129040001_media_cleanup'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
@@ -82,5 +83,6 @@ export const migrations: Migration[] = [
   { name: '20261128010003_account_name_prefixes', ...accountNamePrefixes },
   { name: '20261128020001_status_stats', ...statusStats },
   { name: '20261128030001_watched_follows', ...watchedFollows },
+  { name: '20261129030001_media_processing', ...mediaProcessing },
   { name: '20261129040001_media_cleanup', ...mediaCleanup },
 ]

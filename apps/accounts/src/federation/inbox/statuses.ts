@@ -148,6 +148,20 @@ const urlOf = (object: Json): string | null => {
   return typeof href === 'string' && /^https?:\/\//i.test(href) ? href : null
 }
 
+/** The URL of a Document's `icon` (an Image, a link or a bare URL), when it is http(s). */
+function previewOf(icon: unknown): string | null {
+  const first = list(icon)[0]
+  const url =
+    typeof first === 'string'
+      ? first
+      : first && typeof first === 'object'
+        ? ((first as Json).url ?? (first as Json).href)
+        : undefined
+  const href =
+    typeof url === 'string' ? url : (idOf(list(url)[0]) ?? (list(url)[0] as Json | undefined)?.href)
+  return typeof href === 'string' && /^https?:\/\//i.test(href) ? href.slice(0, 2000) : null
+}
+
 /**
  * Remote attachments, linked by URL (Mastodon's Document, Image, Video, Audio), at most four, with their alt text
  * (`name`, or `summary` without one) and focal point (`focalPoint`) (docs/federation.md, "Remote media").
@@ -168,6 +182,8 @@ function attachmentsOf(object: Json) {
             typeof doc.mediaType === 'string' ? doc.mediaType.slice(0, 100) : 'application/octet-stream',
           description: remoteDescription(doc),
           blurhash: typeof doc.blurhash === 'string' ? doc.blurhash.slice(0, 100) : null,
+          // Mastodon's `icon`: a video's or sound's preview picture (docs/federation.md, "Remote media").
+          preview_remote_url: previewOf(doc.icon),
           meta: {
             ...(typeof doc.width === 'number' && typeof doc.height === 'number'
               ? { original: { width: doc.width, height: doc.height } }

@@ -286,6 +286,7 @@ function question(poll: PollRow, now: Date) {
 function documentOf(urls: Urls, m: MediaAttachmentRow) {
   const original = (m.meta as { original?: { width?: number; height?: number } } | null)?.original
   const focus = focusOfMeta(m.meta)
+  const preview = m.thumbnail_file ?? m.preview_file
   return {
     type: 'Document',
     mediaType: m.content_type,
@@ -294,5 +295,9 @@ function documentOf(urls: Urls, m: MediaAttachmentRow) {
     ...(m.blurhash ? { blurhash: m.blurhash } : {}),
     ...(focus ? { focalPoint: [focus.x, focus.y] } : {}),
     ...(original?.width && original.height ? { width: original.width, height: original.height } : {}),
+    // A video's or sound's preview picture, as Mastodon's `icon` (docs/federation.md, "Remote media").
+    ...(preview && !m.content_type.startsWith('image/')
+      ? { icon: { type: 'Image', mediaType: 'image/jpeg', url: mediaUrl(urls, preview) } }
+      : {}),
   }
 }

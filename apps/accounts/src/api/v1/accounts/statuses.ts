@@ -50,7 +50,5 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     prev: 'min_id',
     kept: { ...kept, limit: paramText(p.limit), tagged: p.tagged ?? kept.tagged },
   })
-  res.json(
-    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'account'),
-  )
+  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'account'))
 }

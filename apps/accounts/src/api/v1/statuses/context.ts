@@ -15,12 +15,7 @@ export async function statusContext(ctx: AccountsContext, req: Request, res: Res
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), viewerId, notFound)
   const { ancestors, descendants } = await threadOf(ctx.db, status, viewerId)
   // One render for both lists: the batched renderer costs the same queries for any number of rows.
-  const rendered = await renderStatuses(
-    ctx.db,
-    urlsOf(ctx.config),
-    [...ancestors, ...descendants],
-    viewerId,
-  )
+  const rendered = await renderStatuses(ctx.db, urlsOf(ctx.config), [...ancestors, ...descendants], viewerId)
   res.json({
     ancestors: withoutHidden(rendered.slice(0, ancestors.length), 'thread'),
     descendants: withoutHidden(rendered.slice(ancestors.length), 'thread'),

@@ -28,7 +28,5 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     prev: 'min_id',
     kept: keptFromQuery(req.query, ['local', 'remote', 'limit', 'only_media']),
   })
-  res.json(
-    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'),
-  )
+  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'))
 }

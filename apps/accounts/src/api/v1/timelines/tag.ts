@@ -37,7 +37,5 @@ export async function tagTimeline(ctx: AccountsContext, req: Request, res: Respo
     prev: 'min_id',
     kept: keptFromQuery(req.query, ['local', 'limit', 'only_media']),
   })
-  res.json(
-    withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'),
-  )
+  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'))
 }
