@@ -13,8 +13,10 @@ import { refreshStaleAccounts } from './federation/refresh'
 import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
+import { createMailer } from './mail/transport'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
+import { mailProcessor } from './worker/mail'
 import { distributePollSoon, sweepLostTimers, timersProcessor } from './worker/timers'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
@@ -55,7 +57,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     logger,
   })
-  const { activities, timers, inbox, deliveries } = workers.queues
+  const { activities, timers, inbox, deliveries, mail } = workers.queues
   const urls = urlsOf(config.PUBLIC_URL)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
   const streaming = createStreamingPublisher({ db, redis, redisPrefix: config.REDIS_PREFIX, urls, logger })
@@ -73,6 +75,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     logger,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
+  const mailer = createMailer(config, logger)
+  if (!config.SMTP_SERVER)
+    logger.warn({ dir: config.MAIL_DIR }, 'no SMTP_SERVER: mail is written to files, not sent')
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
   const processors = {
     [QUEUES.activities]: activitiesProcessor(db, consumers, concurrency),
@@ -87,6 +92,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     }),
     [QUEUES.inbox]: inboxProcessor(db, federation, deliver, concurrency),
     [QUEUES.deliveries]: deliveriesProcessor(federation, hostSlots, metrics, concurrency),
+    [QUEUES.mail]: mailProcessor({ db, config, mailer, concurrency }),
   }
   const sweep = () => sweepLostTimers(db, timers)
 
@@ -121,6 +127,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       await relay.stop()
       await workers.close()
       federation.close()
+      mailer.close()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
@@ -129,7 +136,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   })
 
   const { idle, pause, resume } = workers // tests: wait for the queues, hold the workers back a while
-  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, federation, feeds }
+  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, mail, federation, feeds }
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
   return Object.assign(service, parts, { idle, pause, resume, sweep })
 }

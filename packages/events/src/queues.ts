@@ -11,6 +11,8 @@ export const QUEUES = {
   inbox: 'inbox',
   /** Signed POSTs of our activities to other servers' inboxes (docs/federation.md, "Delivery"). */
   deliveries: 'deliveries',
+  /** E-mail to users and moderators, sent by the accounts worker over SMTP (docs/operations.md, "Mail"). */
+  mail: 'mail',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -19,7 +21,7 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
  * and the test harness waits on all of them (`drain()` in test/stack.ts). Every queue has one consumer process.
  */
 export const CONSUMERS = {
-  'accounts-worker': [QUEUES.activities, QUEUES.timers, QUEUES.inbox, QUEUES.deliveries],
+  'accounts-worker': [QUEUES.activities, QUEUES.timers, QUEUES.inbox, QUEUES.deliveries, QUEUES.mail],
   'push-worker': [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents],
 } as const satisfies Record<string, readonly QueueName[]>
 export type WorkerProcess = keyof typeof CONSUMERS

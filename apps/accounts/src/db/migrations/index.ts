@@ -37,6 +37,7 @@ import * as localPublicStatuses from './20261128010002_local_public_statuses'
 import * as accountNamePrefixes from './20261128010003_account_name_prefixes'
 import * as statusStats from './20261128020001_status_stats'
 import * as watchedFollows from './20261128030001_watched_follows'
+import * as userTokens from './20261129035000_user_tokens'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -81,4 +82,5 @@ export const migrations: Migration[] = [
   { name: '20261128010003_account_name_prefixes', ...accountNamePrefixes },
   { name: '20261128020001_status_stats', ...statusStats },
   { name: '20261128030001_watched_follows', ...watchedFollows },
+  { name: '20261129035000_user_tokens', ...userTokens },
 ]
