@@ -166,9 +166,9 @@ export const localDomainOf = (config: { LOCAL_DOMAIN?: string; PUBLIC_URL: strin
  * A production server that asks sign-ups to confirm their address must be able to send the mail that lets them:
  * without SMTP_SERVER it would write the mail to a directory no one reads, and nobody could ever sign up.
  */
-export function checkMailConfig<C extends { NODE_ENV: string; REQUIRE_EMAIL_CONFIRMATION: boolean; SMTP_SERVER?: string }>(
-  config: C,
-): C {
+export function checkMailConfig<
+  C extends { NODE_ENV: string; REQUIRE_EMAIL_CONFIRMATION: boolean; SMTP_SERVER?: string },
+>(config: C): C {
   if (config.NODE_ENV === 'production' && config.REQUIRE_EMAIL_CONFIRMATION && !config.SMTP_SERVER)
     throw new ConfigError(
       'Invalid configuration:\n  SMTP_SERVER: required in production while REQUIRE_EMAIL_CONFIRMATION is on (sign-ups could never confirm their address)',

@@ -25,7 +25,11 @@ export function staffToMail(trx: Knex, exceptAccountId?: string): Promise<string
 }
 
 /** One mail to every moderator and admin (`staffToMail`), made for each from their user id. */
-export async function mailStaff(trx: Knex, make: (recipientUserId: string) => Mail, exceptAccountId?: string) {
+export async function mailStaff(
+  trx: Knex,
+  make: (recipientUserId: string) => Mail,
+  exceptAccountId?: string,
+) {
   const recipients = await staffToMail(trx, exceptAccountId)
   await outbox.add(trx, ...recipients.map(make))
 }
@@ -44,7 +48,11 @@ export async function mailOnActivation(
   else
     await mailStaff(
       trx,
-      (recipientUserId) => ({ event: 'mail.admin_pending_account', recipientUserId, accountId: user.accountId }),
+      (recipientUserId) => ({
+        event: 'mail.admin_pending_account',
+        recipientUserId,
+        accountId: user.accountId,
+      }),
       user.accountId,
     )
 }

@@ -25,7 +25,10 @@ async function replacePassword(
   await trx('users')
     .where({ id: userId })
     .update({ encrypted_password: encryptedPassword, password_changed_at: trx.fn.now() })
-  await trx('oauth_access_grants').where({ user_id: userId }).whereNull('used_at').update({ used_at: trx.fn.now() })
+  await trx('oauth_access_grants')
+    .where({ user_id: userId })
+    .whereNull('used_at')
+    .update({ used_at: trx.fn.now() })
   await trx('user_tokens').where({ user_id: userId, purpose: 'password_reset' }).whereNull('used_at').delete()
   // revokeTokens runs in a savepoint of this transaction: the password, the revocations and their events commit together.
   await revokeTokens({ db: trx, revocations }, (q) => {
@@ -59,4 +62,17 @@ export async function changePassword(
   keepTokenId: string | undefined,
 ) {
   await replacePassword(trx, revocations, userId, encryptedPassword, keepTokenId)
+}
+
+/**
+ * A reset link asked for an address: the user it belongs to (unless their account is suspended) is sent one by
+ * mail. Says nothing of whether there was one: the page that asks answers the same either way.
+ */
+export async function askForPasswordReset(trx: Knex, email: string) {
+  const user = await trx('users')
+    .join('accounts', 'accounts.id', 'users.account_id')
+    .whereRaw('lower(users.email) = lower(?)', [email])
+    .whereNull('accounts.suspended_at')
+    .first('users.id')
+  if (user) await outbox.add(trx, { event: 'mail.password_reset', userId: String(user.id) })
 }

@@ -97,7 +97,11 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
     ...(forwardToDomains ? { forwardToDomains } : {}),
   })
   // And a mail to each moderator and admin (Mastodon's AdminMailer#new_report), never to the reported account.
-  await mailStaff(trx, (recipientUserId) => ({ event: 'mail.admin_report', recipientUserId, reportId: row.id }), targetId)
+  await mailStaff(
+    trx,
+    (recipientUserId) => ({ event: 'mail.admin_report', recipientUserId, reportId: row.id }),
+    targetId,
+  )
   return row as ReportRow
 }
 

@@ -60,10 +60,17 @@ export async function issueUserToken(
 }
 
 /** The token's row if it could be used now; otherwise the domain error that says why not. */
-async function usable(db: Knex, purpose: UserTokenPurpose, raw: unknown, lock: boolean): Promise<UserTokenRow> {
+async function usable(
+  db: Knex,
+  purpose: UserTokenPurpose,
+  raw: unknown,
+  lock: boolean,
+): Promise<UserTokenRow> {
   const refusal = REFUSALS[purpose]
   if (typeof raw !== 'string' || !/^[\w-]{20,100}$/.test(raw)) throw new Invalid(refusal.invalid)
-  const query = db<UserTokenRow>('user_tokens').where({ digest: tokenDigest(raw), purpose }).first()
+  const query = db<UserTokenRow>('user_tokens')
+    .where({ digest: tokenDigest(raw), purpose })
+    .first()
   const row: UserTokenRow | undefined = await (lock ? query.forUpdate() : query)
   if (!row || row.used_at) throw new Invalid(refusal.invalid)
   if (row.expires_at.getTime() <= Date.now()) throw new Gone(refusal.expired)
@@ -78,7 +85,11 @@ export const checkUserToken = (db: Knex, purpose: UserTokenPurpose, raw: unknown
  * Uses a token, in the caller's transaction: marked used (the row locked first, so two requests with one link
  * cannot both pass), or Invalid (unknown, malformed, used) or Gone (expired).
  */
-export async function redeemUserToken(trx: Knex, purpose: UserTokenPurpose, raw: unknown): Promise<UserTokenRow> {
+export async function redeemUserToken(
+  trx: Knex,
+  purpose: UserTokenPurpose,
+  raw: unknown,
+): Promise<UserTokenRow> {
   const row = await usable(trx, purpose, raw, true)
   await trx('user_tokens').where({ id: row.id }).update({ used_at: trx.fn.now() })
   return row

@@ -66,7 +66,12 @@ export async function markConfirmed(trx: Knex, userId: string): Promise<boolean>
     .update({ confirmed_at: trx.fn.now() })
     .returning(['id', 'account_id', 'approved'])
   if (!user) return false
-  await mailOnActivation(trx, { userId, accountId: user.account_id, confirmed: true, approved: user.approved })
+  await mailOnActivation(trx, {
+    userId,
+    accountId: user.account_id,
+    confirmed: true,
+    approved: user.approved,
+  })
   return true
 }
 
@@ -74,7 +79,10 @@ export async function markConfirmed(trx: Knex, userId: string): Promise<boolean>
  * Confirms an address with the token of its confirmation link, in the caller's transaction: the token is used up;
  * one made for an address the user has changed since confirms nothing (Invalid). Returns the user's ids.
  */
-export async function confirmEmail(trx: Knex, rawToken: unknown): Promise<{ userId: string; accountId: string }> {
+export async function confirmEmail(
+  trx: Knex,
+  rawToken: unknown,
+): Promise<{ userId: string; accountId: string }> {
   const token = await redeemUserToken(trx, 'confirmation', rawToken)
   const user = await trx('users').where({ id: token.user_id }).forUpdate().first('id', 'account_id', 'email')
   if (!user || (token.email && token.email.toLowerCase() !== String(user.email).toLowerCase()))
@@ -93,4 +101,32 @@ export async function mailOnSignUp(
 ) {
   if (!user.confirmed) await mailConfirmation(trx, user.userId)
   else await mailOnActivation(trx, user)
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const EMAIL_MAX = 320
+
+/**
+ * Sends the confirmation link again (POST /api/v1/emails/confirmations), to a new address if one is given (Mastodon
+ * lets a sign-up correct a mistyped address this way): the address is checked as at sign-up (Invalid). Links sent
+ * to the old address stop working, as they name it.
+ */
+export async function resendConfirmation(trx: Knex, userId: string, email?: string) {
+  if (email !== undefined) {
+    const address = email.trim()
+    if (!address || address.length > EMAIL_MAX || !EMAIL.test(address))
+      throw new Invalid('Validation failed: Email is invalid', {
+        email: [{ error: 'ERR_INVALID', description: 'is invalid' }],
+      })
+    const taken = await trx('users')
+      .whereRaw('lower(email) = lower(?)', [address])
+      .whereNot({ id: userId })
+      .first('id')
+    if (taken)
+      throw new Invalid('Validation failed: Email has already been taken', {
+        email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }],
+      })
+    await trx('users').where({ id: userId }).update({ email: address })
+  }
+  await mailConfirmation(trx, userId)
 }

@@ -46,7 +46,9 @@ const fromOf = (config: MailConfig) => ({ name: config.INSTANCE_TITLE, address: 
 function classify(err: unknown): unknown {
   const code = (err as { responseCode?: number }).responseCode
   if (typeof code === 'number' && code >= 500 && code < 600)
-    return new UnrecoverableError(`the SMTP server refused the message for good (${code}): ${(err as Error).message}`)
+    return new UnrecoverableError(
+      `the SMTP server refused the message for good (${code}): ${(err as Error).message}`,
+    )
   return err
 }
 
@@ -94,7 +96,13 @@ export function createMailer(config: MailConfig, logger: Logger): Mailer {
   const dir = path.resolve(config.MAIL_DIR)
   return {
     async send(mail) {
-      const info = await composer.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+      const info = await composer.sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+      })
       await mkdir(dir, { recursive: true })
       const file = path.join(dir, `${Date.now()}-${mail.kind}-${randomBytes(4).toString('hex')}.eml`)
       await writeFile(file, info.message as Buffer, { mode: 0o600 })

@@ -36,7 +36,8 @@ const recipient = (db: Knex, userId: string): Promise<Recipient | undefined> =>
     )
 
 /** `@name` for a local account, `@name@domain` for a remote one. */
-const handle = (a: { username: string; domain: string | null }) => `@${a.username}${a.domain ? `@${a.domain}` : ''}`
+const handle = (a: { username: string; domain: string | null }) =>
+  `@${a.username}${a.domain ? `@${a.domain}` : ''}`
 
 /**
  * The `mail` queue's processor (docs/operations.md, "Mail"): reads what the mail tells of when it runs (the event
@@ -54,7 +55,9 @@ export function mailProcessor(d: { db: Knex; config: Config; mailer: Mailer; con
     ...renderMessage(kind, to.locale, instance, facts),
   })
 
-  const compose: { [N in Mail['event']]: (m: Extract<Mail, { event: N }>) => Promise<OutgoingMail | undefined> } = {
+  const compose: {
+    [N in Mail['event']]: (m: Extract<Mail, { event: N }>) => Promise<OutgoingMail | undefined>
+  } = {
     async 'mail.confirmation'(m) {
       const user = await recipient(d.db, m.userId)
       if (!user || user.confirmed_at) return undefined
@@ -94,7 +97,8 @@ export function mailProcessor(d: { db: Knex; config: Config; mailer: Mailer; con
     async 'mail.admin_pending_account'(m) {
       const [to, pending] = await Promise.all([
         recipient(d.db, m.recipientUserId),
-        d.db('users')
+        d
+          .db('users')
           .join('accounts', 'accounts.id', 'users.account_id')
           .where('accounts.id', m.accountId)
           .first('accounts.username', 'users.email', 'users.sign_up_reason', 'users.approved'),
@@ -111,7 +115,8 @@ export function mailProcessor(d: { db: Knex; config: Config; mailer: Mailer; con
     async 'mail.admin_report'(m) {
       const [to, report] = await Promise.all([
         recipient(d.db, m.recipientUserId),
-        d.db('reports')
+        d
+          .db('reports')
           .join('accounts as reporter', 'reporter.id', 'reports.account_id')
           .join('accounts as target', 'target.id', 'reports.target_account_id')
           .where('reports.id', m.reportId)
