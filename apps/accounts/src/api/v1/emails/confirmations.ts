@@ -25,13 +25,14 @@ async function tokenUser(ctx: AccountsContext, req: Request): Promise<UserRow> {
  */
 export async function resendConfirmation(ctx: AccountsContext, req: Request, res: Response) {
   const user = await tokenUser(ctx, req)
-  const budgets = { ip: ctx.config.RATE_LIMIT_MAIL_IP, subject: ctx.config.RATE_LIMIT_MAIL_ACCOUNT }
-  await guardRequests(ctx, req, res, 'email-confirmations', budgets, `user:${user.id}`)
   const token = await ctx.db('oauth_access_tokens').where({ id: req.token!.tokenId }).first('application_id')
   if (!token || String(token.application_id) !== String(user.created_by_application_id))
     throw forbidden('This method is only available to the application the user originally signed-up with')
   if (user.confirmed_at)
     throw forbidden('This method is only available while the e-mail is awaiting confirmation')
+  // Counted once it would send a mail (Mastodon's Rack::Attack counts the refused calls too).
+  const budgets = { ip: ctx.config.RATE_LIMIT_MAIL_IP, subject: ctx.config.RATE_LIMIT_MAIL_ACCOUNT }
+  await guardRequests(ctx, req, res, 'email-confirmations', budgets, `user:${user.id}`)
   const { email } = readParams(req, resendConfirmationParams)
   await ctx.db.transaction((trx) => sendAgain(trx, user.id, email))
   res.json({})
