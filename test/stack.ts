@@ -65,6 +65,10 @@ export async function startStack(options: StackOptions = {}) {
     PUSH_ALLOWED_PRIVATE_ADDRESSES: '127.0.0.0/8,::1',
     PUSH_RETRY_BASE_MS: '100',
     REMOTE_MEDIA_RETRY_BASE_MS: '100',
+    // Sign-ups through the API get a working token at once, as most tests need: the mail tests (test/mail) switch
+    // confirmation on, and give an SMTP server of their own. Without one, mail is written to files here.
+    REQUIRE_EMAIL_CONFIRMATION: 'false',
+    MAIL_DIR: path.join(os.tmpdir(), 'roost-test-mail', createRedisPrefix()),
     ...options.env,
   }
   const accounts = await createAccountsService(loadAccountsConfig(env))

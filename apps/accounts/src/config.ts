@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, envFlag, envPort, envRate, parseConfig } from '@roost/service'
+import { baseEnv, ConfigError, envFlag, envPort, envRate, parseConfig } from '@roost/service'
 
 /**
  * Home feeds are kept for users who made a request within this many days (Mastodon's USER_ACTIVE_DAYS); a
@@ -124,6 +124,43 @@ export type MediaConfig = z.infer<typeof mediaConfigEnv>
  */
 const MEDIA_TRANSCODE_TIMEOUT_MS = z.coerce.number().int().min(1000).default(600_000)
 
+/**
+ * New sign-ups must confirm their e-mail address before their token works, as Mastodon always asks (on by default).
+ * Read by the accounts service, which asks for the confirmation, and by its worker, which sends it: with it on, a
+ * production server without SMTP_SERVER refuses to start.
+ */
+const REQUIRE_EMAIL_CONFIRMATION = envFlag(true)
+
+/** The server's name: in /api/v2/instance, and the name every e-mail is sent in. */
+const INSTANCE_TITLE = z.string().default('Roost')
+
+/**
+ * E-mail (docs/operations.md, "Mail"), sent by the accounts worker; Mastodon's variable names. Without SMTP_SERVER,
+ * each message is written to MAIL_DIR instead and its links are logged (development).
+ */
+const mailEnv = {
+  /** The SMTP server's host name; empty: no SMTP, messages go to MAIL_DIR. */
+  SMTP_SERVER: z.string().optional(),
+  /** Its port: 587 (submission, STARTTLS), 465 with SMTP_TLS, 25. */
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+  /** The user name and password to authenticate with; empty: no authentication. */
+  SMTP_LOGIN: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  /** The From address; empty: notifications@ the host of PUBLIC_URL (Mastodon: notifications@localhost). */
+  SMTP_FROM_ADDRESS: z.string().optional(),
+  /** TLS from the first byte (SMTPS, usually port 465) rather than STARTTLS. */
+  SMTP_TLS: envFlag(false),
+  /**
+   * STARTTLS: `auto` (when the server offers it), `always` (refuse to send without it) or `never` (Mastodon's
+   * SMTP_ENABLE_STARTTLS).
+   */
+  SMTP_ENABLE_STARTTLS: z.enum(['auto', 'always', 'never']).default('auto'),
+  /** `none` accepts any certificate of the SMTP server (a self-signed one); `peer` (the default) checks it. */
+  SMTP_OPENSSL_VERIFY_MODE: z.enum(['peer', 'none']).default('peer'),
+  /** Where messages are written when there is no SMTP_SERVER, one `.eml` file each. */
+  MAIL_DIR: z.string().default('.data/mail'),
+}
+
 /** The accounts service's environment (documented in .env.example). */
 export const accountsEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
@@ -146,7 +183,7 @@ export const accountsEnv = baseEnv.extend({
    * up in the revocation list (the gateway's GATEWAY_SECRET).
    */
   GATEWAY_SECRET: z.string().min(32),
-  /** `off` disables every rate limit, the sign-in throttles below included (as on the gateway). */
+  /** `off` disables every rate limit, the sign-in and mail throttles below included (as on the gateway). */
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   /**
    * Failed credentials (wrong password, wrong client secret) per client address and per account or client,
@@ -154,6 +191,18 @@ export const accountsEnv = baseEnv.extend({
    */
   RATE_LIMIT_SIGN_IN_IP: envRate('25/300'),
   RATE_LIMIT_SIGN_IN_ACCOUNT: envRate('25/3600'),
+  /**
+   * Requests that send a mail (a password reset link, a confirmation sent again) per client address and per
+   * address or user, `<limit>/<seconds>`: beyond that, 429 (Mastodon's throttle_password_resets and
+   * throttle_email_confirmations).
+   */
+  RATE_LIMIT_MAIL_IP: envRate('25/300'),
+  RATE_LIMIT_MAIL_ACCOUNT: envRate('5/1800'),
+  /**
+   * Password changes per user, `<limit>/<seconds>` (Mastodon's throttle_password_change); wrong current passwords
+   * also count as failed sign-ins.
+   */
+  RATE_LIMIT_PASSWORD_CHANGES: envRate('10/600'),
   /** The server's VAPID public key, shown to apps as `vapid_key`. */
   VAPID_PUBLIC_KEY: z.string().default(''),
   ...mediaEnv,
@@ -170,11 +219,8 @@ export const accountsEnv = baseEnv.extend({
   REGISTRATIONS_MIN_AGE: z.coerce.number().int().min(0).max(120).default(0),
   /** Shown to clients in /api/v2/instance `registrations.message` (e.g. why sign-ups are closed). */
   REGISTRATIONS_MESSAGE: z.string().optional(),
-  /**
-   * New sign-ups must confirm their e-mail address before their token works (Mastodon always does; Roost does
-   * not send mail yet, so this is off unless set, and confirmation is then done by an admin or the CLI).
-   */
-  REQUIRE_EMAIL_CONFIRMATION: envFlag(false),
+  REQUIRE_EMAIL_CONFIRMATION,
+  ...mailEnv,
   /**
    * Mastodon's follow ceiling (FollowLimitValidator): an account may follow this many accounts, or above that
    * its followers_count × MAX_FOLLOWS_RATIO, whichever is larger.
@@ -187,8 +233,7 @@ export const accountsEnv = baseEnv.extend({
    */
   SHOW_DOMAIN_BLOCKS: z.enum(['disabled', 'users', 'all']).default('disabled'),
   SHOW_DOMAIN_BLOCKS_RATIONALE: z.enum(['disabled', 'users', 'all']).default('disabled'),
-  /** The server's name in /api/v2/instance. */
-  INSTANCE_TITLE: z.string().default('Roost'),
+  INSTANCE_TITLE,
   /** A short description for /api/v2/instance. */
   INSTANCE_DESCRIPTION: z.string().default('A Mastodon-compatible social network server'),
   /** The contact address in /api/v2/instance `contact.email`. */
@@ -201,7 +246,26 @@ export type AccountsConfig = z.infer<typeof accountsEnv>
 export const localDomainOf = (config: { LOCAL_DOMAIN?: string; PUBLIC_URL: string }) =>
   (config.LOCAL_DOMAIN ?? new URL(config.PUBLIC_URL).host).toLowerCase()
 
-export const loadAccountsConfig = (env: Record<string, string | undefined>) => parseConfig(accountsEnv, env)
+/**
+ * A production server that asks sign-ups to confirm their address must be able to send the mail that lets them:
+ * without SMTP_SERVER it would write the mail to a directory no one reads, and nobody could ever sign up.
+ */
+export function checkMailConfig<
+  C extends { NODE_ENV: string; REQUIRE_EMAIL_CONFIRMATION: boolean; SMTP_SERVER?: string },
+>(config: C): C {
+  if (config.NODE_ENV === 'production' && config.REQUIRE_EMAIL_CONFIRMATION && !config.SMTP_SERVER)
+    throw new ConfigError(
+      'Invalid configuration:\n  SMTP_SERVER: required in production while REQUIRE_EMAIL_CONFIRMATION is on (sign-ups could never confirm their address)',
+    )
+  return config
+}
+
+/** The From address of every mail: SMTP_FROM_ADDRESS, else notifications@ the host of PUBLIC_URL. */
+export const mailFromOf = (config: { SMTP_FROM_ADDRESS?: string; PUBLIC_URL: string }) =>
+  config.SMTP_FROM_ADDRESS || `notifications@${new URL(config.PUBLIC_URL).hostname}`
+
+export const loadAccountsConfig = (env: Record<string, string | undefined>) =>
+  checkMailConfig(parseConfig(accountsEnv, env))
 
 /** The accounts worker's environment (worker-main.ts; documented in .env.example). */
 export const accountsWorkerEnv = baseEnv.extend({
@@ -211,6 +275,9 @@ export const accountsWorkerEnv = baseEnv.extend({
   ...federationEnv,
   ...mediaEnv,
   MEDIA_TRANSCODE_TIMEOUT_MS,
+  REQUIRE_EMAIL_CONFIRMATION,
+  INSTANCE_TITLE,
+  ...mailEnv,
   /**
    * The largest attachment of a remote status the worker copies (Mastodon's remotable limit, its 99 MB
    * VIDEO_LIMIT); a larger one stays linked to its server (docs/federation.md, "Remote media").
@@ -253,4 +320,4 @@ export const accountsWorkerEnv = baseEnv.extend({
 export type AccountsWorkerConfig = z.infer<typeof accountsWorkerEnv>
 
 export const loadAccountsWorkerConfig = (env: Record<string, string | undefined>) =>
-  parseConfig(accountsWorkerEnv, env)
+  checkMailConfig(parseConfig(accountsWorkerEnv, env))

@@ -6,6 +6,10 @@ import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
+import { confirmation } from './auth/confirmation'
+import { editPassword, newPassword, requestPasswordReset, resetPasswordWithToken } from './auth/passwords'
+import { checkConfirmation, resendConfirmation } from './api/v1/emails/confirmations'
+import { passwordChange } from './api/v1/user/password_change'
 import { hostMeta } from './api/federation/host-meta'
 import { nodeinfo, nodeinfoLinks } from './api/federation/nodeinfo'
 import {
@@ -200,6 +204,15 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/oauth/token', on(token))
   api.post('/oauth/revoke', on(revoke))
   api.get('/oauth/jwks', on(jwks))
+  // The pages of links sent by mail, and the account calls around them (auth/, docs/security.md)
+  api.get('/auth/confirmation', on(confirmation))
+  api.get('/auth/password/new', on(newPassword))
+  api.post('/auth/password', on(requestPasswordReset))
+  api.get('/auth/password/edit', on(editPassword))
+  api.post('/auth/password/edit', on(resetPasswordWithToken))
+  api.post('/api/v1/emails/confirmations', on(resendConfirmation))
+  api.get('/api/v1/emails/check_confirmation', on(checkConfirmation))
+  api.post('/api/v1/user/password_change', on(passwordChange))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/.well-known/host-meta', on(hostMeta))
   api.get('/media/:file', on(serveMedia))

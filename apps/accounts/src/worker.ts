@@ -13,12 +13,14 @@ import { refreshStaleAccounts } from './federation/refresh'
 import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
+import { createMailer } from './mail/transport'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
 import { distributePollSoon, scheduleMediaCleanup, sweepLostTimers, timersProcessor } from './worker/timers'
 import { dailyMediaCleanup } from './media/cleanup'
 import { mediaProcessor } from './worker/media'
 import { mediaFilesOf } from './media/files'
+import { mailProcessor } from './worker/mail'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
 const SWEEP_EVERY_MS = 60_000
@@ -58,7 +60,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     logger,
   })
-  const { activities, timers, inbox, deliveries, media } = workers.queues
+  const { activities, timers, inbox, deliveries, media, mail } = workers.queues
   const files = mediaFilesOf(config)
   const urls = urlsOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
@@ -77,6 +79,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
+  const mailer = createMailer(config, logger)
+  if (!config.SMTP_SERVER)
+    logger.warn({ dir: config.MAIL_DIR }, 'no SMTP_SERVER: mail is written to files, not sent')
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
   const processors = {
     [QUEUES.activities]: activitiesProcessor(db, consumers, concurrency),
@@ -102,6 +107,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       logger,
       timeoutMs: config.MEDIA_TRANSCODE_TIMEOUT_MS,
     }),
+    [QUEUES.mail]: mailProcessor({ db, config, mailer, concurrency }),
   }
   const sweep = () => sweepLostTimers(db, timers)
 
@@ -141,6 +147,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       await workers.close()
       federation.close()
       files.close?.()
+      mailer.close()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
@@ -149,7 +156,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   })
 
   const { idle, pause, resume } = workers // tests: wait for the queues, hold the workers back a while
-  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, media, federation, feeds }
+  const parts = { db, metrics, relay, activities, timers, inbox, deliveries, media, mail, federation, feeds }
   // Object.assign keeps `service.url` a live getter (a spread would copy it before start()).
   return Object.assign(service, parts, { idle, pause, resume, sweep })
 }

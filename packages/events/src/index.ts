@@ -243,6 +243,29 @@ export const delivery = z.object({
 })
 export type Delivery = z.infer<typeof delivery>
 
+/**
+ * E-mail (queue `mail`, the accounts worker): one event per message and recipient, written in the transaction of
+ * the change it tells of, so a mail leaves exactly when its change commits. Ids only: the worker reads the address,
+ * locale and names when it sends, and makes the confirmation and reset links then (their tokens never sit in the
+ * outbox or in Redis). The `admin_*` mails go to one moderator or admin each (`recipientUserId`).
+ */
+export const mail = z.discriminatedUnion('event', [
+  // An address to confirm: the link (GET /auth/confirmation?confirmation_token=…), at sign-up and on resend.
+  event('mail.confirmation', { userId: id }),
+  // The account is usable: its address confirmed and, where registrations need it, approved.
+  event('mail.welcome', { userId: id }),
+  // A password reset was asked for: the link (GET /auth/password/edit?reset_password_token=…).
+  event('mail.password_reset', { userId: id }),
+  // The password was changed or reset.
+  event('mail.password_changed', { userId: id }),
+  // To a moderator: a confirmed sign-up waits for approval.
+  event('mail.admin_pending_account', { recipientUserId: id, accountId: id }),
+  // To a moderator: a new report.
+  event('mail.admin_report', { recipientUserId: id, reportId: id }),
+])
+export type Mail = z.infer<typeof mail>
+export type MailName = Mail['event']
+
 /** Every event the accounts app's outbox carries, and the queue each goes to. */
 export const outboxEvent = z.discriminatedUnion('event', [
   ...activity.options,
@@ -251,6 +274,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   ...timer.options,
   inboxActivity,
   ...mediaJob.options,
+  ...mail.options,
 ])
 export type OutboxEvent = z.infer<typeof outboxEvent>
 export type EventName = OutboxEvent['event']
@@ -263,6 +287,7 @@ const queues = new Map<string, QueueName>([
   ...timer.options.map((o) => [o.shape.event.value, QUEUES.timers] as const),
   [inboxActivity.shape.event.value, QUEUES.inbox],
   ...mediaJob.options.map((o) => [o.shape.event.value, QUEUES.media] as const),
+  ...mail.options.map((o) => [o.shape.event.value, QUEUES.mail] as const),
 ])
 export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
@@ -299,6 +324,8 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   // A transcode that fails does not fail better the next time: the job marks the attachment failed itself and
   // only what failed around it (reading the file, the database) is tried again, a few times.
   [QUEUES.media]: { ...defaultJobOptions, attempts: 3 },
+  // An SMTP server down or refusing for a while (4xx) delays mail by up to about an hour, as activities.
+  [QUEUES.mail]: { ...defaultJobOptions, attempts: 12 },
 }
 
 /** How long from now a timer's job waits (none for other events, or a moment already past). */

@@ -16,6 +16,8 @@ export const QUEUES = {
    * attachments (docs/media.md, "Video, audio and GIFs").
    */
   media: 'media',
+  /** E-mail to users and moderators, sent by the accounts worker over SMTP (docs/operations.md, "Mail"). */
+  mail: 'mail',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -24,7 +26,14 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
  * and the test harness waits on all of them (`drain()` in test/stack.ts). Every queue has one consumer process.
  */
 export const CONSUMERS = {
-  'accounts-worker': [QUEUES.activities, QUEUES.timers, QUEUES.inbox, QUEUES.deliveries, QUEUES.media],
+  'accounts-worker': [
+    QUEUES.activities,
+    QUEUES.timers,
+    QUEUES.inbox,
+    QUEUES.deliveries,
+    QUEUES.media,
+    QUEUES.mail,
+  ],
   'push-worker': [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents],
 } as const satisfies Record<string, readonly QueueName[]>
 export type WorkerProcess = keyof typeof CONSUMERS

@@ -71,6 +71,19 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/oauth/token', ACCOUNTS, 'none', [], { params: P.tokenParams }),
   route('POST', '/oauth/revoke', ACCOUNTS, 'none', [], { params: P.revokeParams }),
   route('GET', '/oauth/jwks', ACCOUNTS, 'none'),
+  // The pages of links sent by mail, and the account calls around them (apps/accounts/src/auth, docs/security.md)
+  route('GET', '/auth/confirmation', ACCOUNTS, 'none', [], { params: P.confirmationParams }),
+  route('GET', '/auth/password/new', ACCOUNTS, 'none'),
+  route('POST', '/auth/password', ACCOUNTS, 'none', [], { params: P.passwordResetRequestParams }),
+  route('GET', '/auth/password/edit', ACCOUNTS, 'none', [], { params: P.editPasswordParams }),
+  route('POST', '/auth/password/edit', ACCOUNTS, 'none', [], { params: P.resetPasswordParams }),
+  route('POST', '/api/v1/emails/confirmations', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.resendConfirmationParams,
+  }),
+  route('GET', '/api/v1/emails/check_confirmation', ACCOUNTS, 'required', ['read:accounts']),
+  route('POST', '/api/v1/user/password_change', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.passwordChangeParams,
+  }),
   route('GET', '/.well-known/oauth-authorization-server', ACCOUNTS, 'none'),
   route('GET', '/.well-known/host-meta', ACCOUNTS, 'none'),
 

@@ -79,6 +79,21 @@ export interface UserRow {
   created_at: Date
   /** The last API use, at a day's precision (Mastodon's user tracking). */
   current_sign_in_at: Date
+  /** The last change or reset of the password: the OAuth pages' sign-in sessions begun before it are over. */
+  password_changed_at: Date | null
+}
+
+/** A one-time token of a link sent by mail (confirmation, password reset), kept as its SHA-256 digest. */
+export interface UserTokenRow {
+  id: string
+  user_id: string
+  purpose: 'confirmation' | 'password_reset'
+  digest: string
+  /** The address a confirmation token confirms. */
+  email: string | null
+  expires_at: Date
+  used_at: Date | null
+  created_at: Date
 }
 
 export interface AdminAccountRow extends AccountRow {
@@ -399,6 +414,7 @@ export interface OutboxRow {
 export interface Tables {
   accounts: AccountRow
   users: UserRow
+  user_tokens: UserTokenRow
   oauth_applications: ApplicationRow
   oauth_access_tokens: AccessTokenRow
   statuses: StatusRow

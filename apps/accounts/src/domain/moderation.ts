@@ -1,7 +1,9 @@
 import type { RevocationList } from '@roost/auth'
 import type { Knex } from '@roost/db'
 import * as outbox from '../outbox/outbox'
+import { mailOnActivation } from './mail'
 import { revokeTokens } from './tokens'
+import { markConfirmed } from './users'
 
 /**
  * Moderation, from the admin API and the command line alike, each in the caller's transaction. A change to whether a
@@ -50,14 +52,17 @@ export async function disableUser(trx: Knex, accountId: string) {
   await trx('users').where({ account_id: accountId }).update({ disabled: true })
 }
 
-/** Approves a pending sign-up; false if there was no pending user. */
+/** Approves a pending sign-up (a confirmed one is welcomed by mail); false if there was no pending user. */
 export async function approveUser(trx: Knex, accountId: string): Promise<boolean> {
   // Active from now: the time spent waiting for approval does not make them a returning user.
-  const n = await trx('users')
+  const [user] = await trx('users')
     .where({ account_id: accountId, approved: false })
     .update({ approved: true, current_sign_in_at: trx.fn.now() })
-  if (n) await outbox.add(trx, { event: 'home_feed.created', accountId })
-  return n > 0
+    .returning(['id', 'confirmed_at'])
+  if (!user) return false
+  await outbox.add(trx, { event: 'home_feed.created', accountId })
+  await mailOnActivation(trx, { userId: user.id, accountId, confirmed: !!user.confirmed_at, approved: true })
+  return true
 }
 
 /**
@@ -80,12 +85,13 @@ export async function rejectUser(
   return true
 }
 
-/** Marks the user's e-mail address as confirmed (for servers with REQUIRE_EMAIL_CONFIRMATION and no mailer). */
+/**
+ * Marks the user's e-mail address as confirmed by a moderator's word (the CLI), as its confirmation link would:
+ * the welcome or the moderators' notice follows (`markConfirmed`).
+ */
 export async function confirmUser(trx: Knex, accountId: string) {
-  await trx('users')
-    .where({ account_id: accountId })
-    .whereNull('confirmed_at')
-    .update({ confirmed_at: trx.fn.now() })
+  const user = await userOf(trx, accountId)
+  if (user) await markConfirmed(trx, user.id)
 }
 
 export async function setRole(db: Knex, accountId: string, role: Role) {

@@ -2,6 +2,7 @@ import type { Knex } from '@roost/db'
 import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { normaliseDomain } from './account_extras'
+import { mailStaff } from './mail'
 import { parseId } from './records'
 import type { ReportRow } from '../db/rows'
 
@@ -95,6 +96,12 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
     targetAccountId: targetId,
     ...(forwardToDomains ? { forwardToDomains } : {}),
   })
+  // And a mail to each moderator and admin (Mastodon's AdminMailer#new_report), never to the reported account.
+  await mailStaff(
+    trx,
+    (recipientUserId) => ({ event: 'mail.admin_report', recipientUserId, reportId: row.id }),
+    targetId,
+  )
   return row as ReportRow
 }
 

@@ -1,6 +1,9 @@
 import type { Knex } from '@roost/db'
+import { Invalid } from '@roost/errors'
 import type { KeyPair } from '../federation/transport/keys'
 import * as outbox from '../outbox/outbox'
+import { mailConfirmation, mailOnActivation } from './mail'
+import { redeemUserToken } from './user_tokens'
 
 export interface NewUser {
   username: string
@@ -49,4 +52,81 @@ export async function createUser(trx: Knex, user: NewUser): Promise<{ userId: st
     .returning('id')
   if (user.approved ?? true) await outbox.add(trx, { event: 'home_feed.created', accountId: account.id })
   return { userId: row.id as string, accountId: account.id as string }
+}
+
+/**
+ * Marks the user's address confirmed, in the caller's transaction, and sends what follows (`mailOnActivation`: the
+ * welcome, or the moderators' notice of a pending sign-up). False if it was confirmed already. Whether the user
+ * may now log in is for the caller to publish once the transaction has committed (`publishLoginState`).
+ */
+export async function markConfirmed(trx: Knex, userId: string): Promise<boolean> {
+  const [user] = await trx('users')
+    .where({ id: userId })
+    .whereNull('confirmed_at')
+    .update({ confirmed_at: trx.fn.now() })
+    .returning(['id', 'account_id', 'approved'])
+  if (!user) return false
+  await mailOnActivation(trx, {
+    userId,
+    accountId: user.account_id,
+    confirmed: true,
+    approved: user.approved,
+  })
+  return true
+}
+
+/**
+ * Confirms an address with the token of its confirmation link, in the caller's transaction: the token is used up;
+ * one made for an address the user has changed since confirms nothing (Invalid). Returns the user's ids.
+ */
+export async function confirmEmail(
+  trx: Knex,
+  rawToken: unknown,
+): Promise<{ userId: string; accountId: string }> {
+  const token = await redeemUserToken(trx, 'confirmation', rawToken)
+  const user = await trx('users').where({ id: token.user_id }).forUpdate().first('id', 'account_id', 'email')
+  if (!user || (token.email && token.email.toLowerCase() !== String(user.email).toLowerCase()))
+    throw new Invalid('Confirmation token is invalid')
+  await markConfirmed(trx, user.id)
+  return { userId: String(user.id), accountId: String(user.account_id) }
+}
+
+/**
+ * What a new sign-up is sent, in the transaction that created it: the confirmation link when its address is still
+ * to be confirmed, else what an activated user is sent (`mailOnActivation`).
+ */
+export async function mailOnSignUp(
+  trx: Knex,
+  user: { userId: string; accountId: string; confirmed: boolean; approved: boolean },
+) {
+  if (!user.confirmed) await mailConfirmation(trx, user.userId)
+  else await mailOnActivation(trx, user)
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const EMAIL_MAX = 320
+
+/**
+ * Sends the confirmation link again (POST /api/v1/emails/confirmations), to a new address if one is given (Mastodon
+ * lets a sign-up correct a mistyped address this way): the address is checked as at sign-up (Invalid). Links sent
+ * to the old address stop working, as they name it.
+ */
+export async function resendConfirmation(trx: Knex, userId: string, email?: string) {
+  if (email !== undefined) {
+    const address = email.trim()
+    if (!address || address.length > EMAIL_MAX || !EMAIL.test(address))
+      throw new Invalid('Validation failed: Email is invalid', {
+        email: [{ error: 'ERR_INVALID', description: 'is invalid' }],
+      })
+    const taken = await trx('users')
+      .whereRaw('lower(email) = lower(?)', [address])
+      .whereNot({ id: userId })
+      .first('id')
+    if (taken)
+      throw new Invalid('Validation failed: Email has already been taken', {
+        email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }],
+      })
+    await trx('users').where({ id: userId }).update({ email: address })
+  }
+  await mailConfirmation(trx, userId)
 }

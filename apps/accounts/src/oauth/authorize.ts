@@ -12,7 +12,7 @@ import type { ApplicationRow } from '../db/rows'
 import { OOB_REDIRECT_URI, redirectUris } from './applications'
 import { codeDigest } from './token'
 import { codePage, consentPage, errorPage, signInPage } from './pages'
-import { csrfToken, sessionUserId, startSession, validCsrf } from './session'
+import { csrfToken, readSession, startSession, validCsrf } from './session'
 import { guardCredentials } from './throttle'
 
 const CODE_LIFETIME_MS = 10 * 60 * 1000 // Doorkeeper's default
@@ -57,9 +57,13 @@ function refusal(redirectUri: string, state: string | undefined, error: string, 
 
 const INVALID_SCOPE = 'The requested scope is invalid, unknown, or malformed.'
 
-/** The signed-in user, if the session names a usable one. */
+/**
+ * The signed-in user, if the session names a usable one and began after the password's last change or reset
+ * (docs/security.md, "Links sent by mail": a reset ends the sessions the old password opened).
+ */
 async function sessionUser(ctx: AccountsContext, req: Request) {
-  const userId = sessionUserId(req, ctx.config.SESSION_SECRET)
+  const session = readSession(req, ctx.config.SESSION_SECRET)
+  const userId = session?.userId
   const user = userId
     ? await ctx
         .db('users')
@@ -72,9 +76,12 @@ async function sessionUser(ctx: AccountsContext, req: Request) {
           'users.approved',
           'accounts.suspended_at',
           'accounts.username',
+          'users.password_changed_at',
         )
         .first()
     : undefined
+  if (user?.password_changed_at && session!.startedAt < new Date(user.password_changed_at).getTime())
+    return undefined
   return user && maySignIn(user) ? (user as { id: string; role: string; username: string }) : undefined
 }
 

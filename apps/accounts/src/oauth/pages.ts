@@ -1,8 +1,8 @@
-/** The OAuth pages: plain server-rendered HTML, no scripts. */
-const escape = (s: string) =>
+/** The OAuth pages, and the look the /auth pages share (auth/pages.ts): plain server-rendered HTML, no scripts. */
+export const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
-const layout = (title: string, body: string) => `<!doctype html>
+export const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · Roost</title>
 <style>
@@ -13,7 +13,7 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;border:0;border-radius:6px;backgro
 button.secondary{background:#ddd;color:#222;margin-left:.5rem}.error{color:#b00020}code{font-size:1.2rem;word-break:break-all}ul{padding-left:1.2rem}
 </style></head><body><main>${body}</main></body></html>`
 
-const hidden = (fields: Record<string, string | undefined>) =>
+export const hidden = (fields: Record<string, string | undefined>) =>
   Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v!)}">`)

@@ -29,13 +29,17 @@ function readCookie(req: Request, name: string): string | undefined {
   return undefined
 }
 
-export function sessionUserId(req: Request, secret: string): string | undefined {
+/** The signed-in user's id and when the session began, if the cookie is genuine and not expired. */
+export function readSession(req: Request, secret: string): { userId: string; startedAt: number } | undefined {
   const value = readCookie(req, COOKIE)
   const [userId, expires, signature] = value?.split('.') ?? []
   if (!userId || !expires || !signature) return undefined
   if (!equal(signature, mac(secret, `${userId}.${expires}`)) || Number(expires) < Date.now()) return undefined
-  return userId
+  return { userId, startedAt: Number(expires) - LIFETIME_MS }
 }
+
+export const sessionUserId = (req: Request, secret: string): string | undefined =>
+  readSession(req, secret)?.userId
 
 export function startSession(res: Response, secret: string, userId: string, secure: boolean) {
   const payload = `${userId}.${Date.now() + LIFETIME_MS}`
@@ -64,12 +68,21 @@ function csrfSubject(req: Request): string | undefined {
   return visitor && VISITOR_ID.test(visitor) ? `visitor:${visitor}` : undefined
 }
 
-/** A CSRF token for the page being rendered; gives the visitor an id first when it has neither cookie. */
-export function csrfToken(req: Request, res: Response, secret: string, secure: boolean): string {
+/**
+ * A CSRF token for the page being rendered; gives the visitor an id first when it has neither cookie, sent back
+ * only to the pages below `path` (the OAuth pages', or /auth for the password pages).
+ */
+export function csrfToken(
+  req: Request,
+  res: Response,
+  secret: string,
+  secure: boolean,
+  path = '/oauth',
+): string {
   let subject = csrfSubject(req)
   if (!subject) {
     const visitor = randomBytes(32).toString('base64url')
-    res.cookie(VISITOR_COOKIE, visitor, { httpOnly: true, sameSite: 'lax', secure, path: '/oauth' })
+    res.cookie(VISITOR_COOKIE, visitor, { httpOnly: true, sameSite: 'lax', secure, path })
     subject = `visitor:${visitor}`
   }
   return mac(secret, `csrf:${subject}`)

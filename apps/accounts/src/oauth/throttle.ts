@@ -80,3 +80,52 @@ export async function guardCredentials(
     },
   }
 }
+
+/**
+ * Throttles requests that cost something whatever their outcome (docs/security.md, "Links sent by mail"): a mail
+ * sent (a reset link, a confirmation sent again: Mastodon's throttle_password_resets and
+ * throttle_email_confirmations), a password changed. Every attempt counts, per client address (IPv6: its /64) and
+ * per subject (an address, a user), in fixed windows in Redis; beyond a budget, 429 until its window ends.
+ */
+export async function guardRequests(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  family: string,
+  budgets: { ip?: { limit: number; period: number }; subject: { limit: number; period: number } },
+  subject: string | undefined,
+) {
+  const config = ctx.config
+  if (config.RATE_LIMITS === 'off') return
+  const now = Date.now()
+  const address = clientAddress(ctx, req) ?? 'unknown'
+  const subjects = [
+    ...(budgets.ip ? [{ name: `ip:${rateLimitSubject(address)}`, ...budgets.ip }] : []),
+    ...(subject ? [{ name: `subject:${subject.toLowerCase()}`, ...budgets.subject }] : []),
+  ].map((s) => {
+    const periodMs = s.period * 1000
+    const index = Math.floor(now / periodMs)
+    return {
+      key: `${config.REDIS_PREFIX}:throttle:${family}:${s.name}:${index}`,
+      limit: s.limit,
+      reset: new Date((index + 1) * periodMs),
+    }
+  })
+  // One key per command (a pipeline, not MULTI): the keys may live in different Redis Cluster slots.
+  const tx = ctx.redis.pipeline()
+  for (const s of subjects) tx.incr(s.key).pexpireat(s.key, s.reset.getTime() + 1000)
+  const counts = ((await tx.exec()) ?? []).filter((_, i) => i % 2 === 0).map(([, n]) => Number(n))
+  const states = subjects.map((s, i) => ({ ...s, remaining: s.limit - counts[i]! }))
+  if (!states.length) return
+  const tightest = states.reduce((a, b) => (b.remaining < a.remaining ? b : a))
+  const headers = {
+    'X-RateLimit-Limit': String(tightest.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, tightest.remaining)),
+    'X-RateLimit-Reset': iso6(tightest.reset),
+  }
+  res.set(headers)
+  if (tightest.remaining < 0) {
+    const retryAfter = String(Math.max(1, Math.ceil((tightest.reset.getTime() - now) / 1000)))
+    throw new HttpError(429, 'Too many requests', {}, { ...headers, 'Retry-After': retryAfter })
+  }
+}

@@ -31,3 +31,19 @@ export async function verifyPassword(password: string, stored: string): Promise<
   })
   return timingSafeEqual(actual, expected)
 }
+
+/** The length a password must have (Mastodon's Devise `password_length`, 8..72). */
+export const PASSWORD_MIN = 8
+export const PASSWORD_MAX = 72
+
+/** What is wrong with a new password (Rails' sentences), or undefined. */
+export function newPasswordProblem(password: unknown, confirmation?: unknown): string | undefined {
+  if (typeof password !== 'string' || !password) return "Password can't be blank"
+  if ([...password].length < PASSWORD_MIN)
+    return `Password is too short (minimum is ${PASSWORD_MIN} characters)`
+  if ([...password].length > PASSWORD_MAX)
+    return `Password is too long (maximum is ${PASSWORD_MAX} characters)`
+  if (confirmation !== undefined && confirmation !== password)
+    return "Password confirmation doesn't match Password"
+  return undefined
+}

@@ -2,7 +2,7 @@ import type { Knex } from '@roost/db'
 import type { Params } from '@roost/service'
 import type { AccountsConfig } from '../config'
 import { generateRsaKeyPair } from '../federation/transport/keys'
-import { createUser } from '../domain/users'
+import { createUser, mailOnSignUp } from '../domain/users'
 import { hashPassword } from './passwords'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
 
@@ -136,17 +136,22 @@ export async function registerUser(
   const encryptedPassword = await hashPassword(signUp.password)
   // Mastodon makes an account's key pair when the account is made.
   const keys = await generateRsaKeyPair()
-  return db.transaction((trx) =>
-    createUser(trx, {
+  const approved = config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval
+  const confirmed = !config.REQUIRE_EMAIL_CONFIRMATION
+  return db.transaction(async (trx) => {
+    const ids = await createUser(trx, {
       username: signUp.username,
       email: signUp.email,
       encryptedPassword,
       locale: signUp.locale,
-      approved: config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval,
-      confirmed: !config.REQUIRE_EMAIL_CONFIRMATION,
+      approved,
+      confirmed,
       signUpReason: signUp.reason,
       createdByApplicationId: applicationId,
       keys,
-    }),
-  )
+    })
+    // The confirmation link, or the welcome, or the moderators' notice of a sign-up to approve (domain/mail.ts).
+    await mailOnSignUp(trx, { ...ids, confirmed, approved })
+    return ids
+  })
 }

@@ -1,0 +1,153 @@
+/**
+ * The texts of Roost's mails, per locale, each with a plain-text and an HTML body, in the instance's name
+ * (docs/operations.md, "Mail"). A user's mail is written in their locale (`users.locale`), falling back to its
+ * language and then to English; only English is written so far: a translation is one more entry of MESSAGES.
+ */
+
+/** What a message says, before it is laid out: a greeting, paragraphs, at most one button, a closing line. */
+export interface MessageText {
+  subject: string
+  greeting: string
+  paragraphs: string[]
+  action?: { label: string; url: string }
+  footer: string
+}
+
+/** The facts each kind of mail is made from. */
+export interface MessageFacts {
+  confirmation: { username: string; link: string; days: number }
+  welcome: { username: string; address: string; url: string }
+  password_reset: { username: string; link: string; hours: number }
+  password_changed: { username: string; resetUrl: string }
+  admin_pending_account: { username: string; email: string; reason: string | null; accountId: string }
+  admin_report: {
+    reportId: string
+    reporter: string
+    target: string
+    comment: string
+    category: string
+    statusCount: number
+  }
+}
+export type MessageKind = keyof MessageFacts
+
+type Texts = { [K in MessageKind]: (instance: string, facts: MessageFacts[K]) => MessageText }
+
+const en: Texts = {
+  confirmation: (instance, f) => ({
+    subject: `Confirm your e-mail address for ${instance}`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `This address was given to sign up on ${instance}. Open the link below to confirm it; your account can be used once it is confirmed.`,
+      `The link works for ${f.days} days. If you did not sign up, ignore this mail: nothing happens without the link.`,
+    ],
+    action: { label: 'Confirm my e-mail address', url: f.link },
+    footer: `Sent by ${instance} because this address was given at sign-up.`,
+  }),
+  welcome: (instance, f) => ({
+    subject: `Welcome to ${instance}`,
+    greeting: `Welcome, @${f.username}!`,
+    paragraphs: [
+      `Your account on ${instance} is ready. Others can find you as ${f.address}.`,
+      'Sign in with any Mastodon app by giving it the address of this server.',
+    ],
+    action: { label: `Go to ${instance}`, url: f.url },
+    footer: `Sent by ${instance} to welcome a new account.`,
+  }),
+  password_reset: (instance, f) => ({
+    subject: `Reset your password on ${instance}`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `Someone, hopefully you, asked to reset the password of your account on ${instance}. Open the link below to choose a new one.`,
+      `The link works once, for ${f.hours} hours. If you did not ask for it, ignore this mail: your password stays as it is.`,
+    ],
+    action: { label: 'Choose a new password', url: f.link },
+    footer: `Sent by ${instance} because a password reset was asked for this address.`,
+  }),
+  password_changed: (instance, f) => ({
+    subject: `Your password on ${instance} was changed`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `The password of your account on ${instance} has just been changed, and the apps signed in to it were signed out.`,
+      'If you did not change it, someone else may know your password: reset it now with the link below.',
+    ],
+    action: { label: 'Reset my password', url: f.resetUrl },
+    footer: `Sent by ${instance} to tell you of a change to your account.`,
+  }),
+  admin_pending_account: (instance, f) => ({
+    subject: `New account up for review on ${instance} (@${f.username})`,
+    greeting: 'Hello,',
+    paragraphs: [
+      `@${f.username} (${f.email}) has signed up on ${instance} and confirmed their address; the account waits for approval.`,
+      f.reason ? `Why they want to join: “${f.reason}”` : 'They gave no reason.',
+      `Approve or reject it with the admin API (POST /api/v1/admin/accounts/${f.accountId}/approve or /reject) or the command line (roost accounts approve ${f.username}).`,
+    ],
+    footer: `Sent by ${instance} to its moderators.`,
+  }),
+  admin_report: (instance, f) => ({
+    subject: `New report for ${instance} (#${f.reportId})`,
+    greeting: 'Hello,',
+    paragraphs: [
+      `${f.reporter} has reported ${f.target} (${f.category}${f.statusCount ? `, ${f.statusCount} post${f.statusCount === 1 ? '' : 's'}` : ''}).`,
+      f.comment ? `Their comment: “${f.comment}”` : 'They left no comment.',
+      `See it with the admin API: GET /api/v1/admin/reports/${f.reportId}.`,
+    ],
+    footer: `Sent by ${instance} to its moderators.`,
+  }),
+}
+
+/** The texts of every locale written so far. */
+const MESSAGES: Record<string, Texts> = { en }
+
+/** The texts for a locale (`pt-BR`): that locale, else its language (`pt`), else English. */
+export function textsFor(locale: string | null | undefined): Texts {
+  const tag = (locale ?? 'en').trim()
+  return MESSAGES[tag] ?? MESSAGES[tag.split('-')[0]!.toLowerCase()] ?? en
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+/** A message laid out: its subject, its plain-text body and its HTML body, and the links it holds. */
+export interface RenderedMessage {
+  subject: string
+  text: string
+  html: string
+  links: string[]
+}
+
+/** Lays out a message in the instance's name, as plain text and as HTML (no scripts, no remote images). */
+export function renderMessage<K extends MessageKind>(
+  kind: K,
+  locale: string | null | undefined,
+  instance: string,
+  facts: MessageFacts[K],
+): RenderedMessage {
+  const m = (textsFor(locale)[kind] as (i: string, f: MessageFacts[K]) => MessageText)(instance, facts)
+  const text = [
+    m.greeting,
+    '',
+    ...m.paragraphs.flatMap((p) => [p, '']),
+    ...(m.action ? [`${m.action.label}:`, m.action.url, ''] : []),
+    '-- ',
+    m.footer,
+    '',
+  ].join('\n')
+  const html = `<!doctype html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(m.subject)}</title></head>
+<body style="margin:0;padding:2rem 1rem;background:#f4f4f8;font-family:system-ui,sans-serif;color:#222">
+<div style="max-width:32rem;margin:0 auto;background:#fff;border-radius:12px;padding:2rem">
+<p style="font-size:1.2rem;font-weight:bold;margin-top:0">${escapeHtml(instance)}</p>
+<p>${escapeHtml(m.greeting)}</p>
+${m.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+${
+  m.action
+    ? `<p><a href="${escapeHtml(m.action.url)}" style="display:inline-block;padding:.6rem 1.2rem;border-radius:6px;background:#563acc;color:#fff;text-decoration:none">${escapeHtml(m.action.label)}</a></p>
+<p style="font-size:.85rem;color:#555">Or copy this address into your browser: ${escapeHtml(m.action.url)}</p>`
+    : ''
+}
+<p style="font-size:.85rem;color:#555;border-top:1px solid #ddd;padding-top:1rem">${escapeHtml(m.footer)}</p>
+</div></body></html>
+`
+  return { subject: m.subject, text, html, links: m.action ? [m.action.url] : [] }
+}
