@@ -32,7 +32,8 @@ import { benchPush } from './push'
 import { depthScenario, gatewayRatio, knownAccountsScenario, startProxyBaseline } from './reads'
 import { startBenchStack } from './stack'
 import { streamingScenario } from './streaming'
-import { imageUploadScenario } from './upload'
+import { VIDEO_FORMAT } from '../apps/accounts/src/media/av'
+import { imageUploadScenario, videoUploadScenario } from './upload'
 import { benchTokens } from './tokens'
 import {
   encryptionCeiling,
@@ -229,9 +230,19 @@ async function main() {
     if (wanted('upload')) {
       const [uploader] = await fixtures.users(1, 'uploader')
       const images = await imageUploadScenario(stack, uploader!, { count: Math.max(10, seconds * 4), idle })
-      results.upload = { images }
       log(
         `upload, ${images.images} phone photos (${Math.round(images.bytesEach / 1024)} KB each) two at a time: Roost ${images.roostImagesPerCpuSecond} images per CPU-second (${images.roostCpuMsPerImage} CPU-ms each), sharp alone ${images.sharpImagesPerCpuSecond} (${images.sharpCpuMsPerImage} CPU-ms): ${images.ratio}×`,
+      )
+      // The baseline runs the transcode Roost runs on such a clip (media/av.ts): the same work, without Roost.
+      const video = await videoUploadScenario(stack, uploader!, {
+        count: 3,
+        seconds: 10,
+        idle,
+        transcodeArgs: (input, output) => ['-i', input, ...VIDEO_FORMAT, '-c:a', 'aac', '-f', 'mp4', output],
+      })
+      results.upload = { images, video }
+      log(
+        `upload, ${video.clips} clips of ${video.secondsEach} s 1280×720 MPEG-4 (${Math.round(video.bytesEach / 1024)} KB each), transcoded to H.264/AAC: Roost ${video.roostVideoSecondsPerCpuSecond} video seconds per CPU-second, ffmpeg alone ${video.ffmpegVideoSecondsPerCpuSecond}: ${video.ratio}×`,
       )
     }
 

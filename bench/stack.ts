@@ -70,6 +70,8 @@ export async function startBenchStack(options: BenchStackOptions = {}) {
     STREAMING_PORT: String(PORTS.streaming),
     PUBLIC_URL: `http://127.0.0.1:${PORTS.gateway}`,
     NODE_ENV: 'production',
+    // The bench makes its users in the database; with no SMTP server, production would refuse to start otherwise.
+    REQUIRE_EMAIL_CONFIRMATION: 'false',
     LOG_LEVEL: 'warn',
     LOG_DESTINATION: options.log ?? path.join(dataDir, 'services.log'),
     ROOST_ADMIN_PASSWORD: 'bench-admin-password',

@@ -51,14 +51,29 @@ async function photo(seed: number): Promise<Buffer> {
     .toBuffer()
 }
 
-/** What any server must do with such a photo at least: decode, turn upright, re-encode without metadata, a preview. */
+/**
+ * The image work Roost does on such a photo, in sharp alone (docs/media.md, "Images"): decoded, turned upright,
+ * scaled to Mastodon's 8,294,400 pixels, written again as progressive JPEG at quality 90 with its colour profile;
+ * the 230,400-pixel preview and the 32-pixel thumbnail of the blurhash made from that result.
+ */
 async function sharpAlone(data: Buffer): Promise<void> {
-  await sharp(data)
+  const meta = await sharp(data).metadata()
+  const width = meta.autoOrient?.width ?? meta.width!
+  const height = meta.autoOrient?.height ?? meta.height!
+  const scale = Math.min(1, Math.sqrt(8_294_400 / (width * height)))
+  const original = await sharp(data)
     .autoOrient()
-    .resize(3840, 2160, { fit: 'inside', withoutEnlargement: true })
-    .jpeg({ quality: 85 })
+    .keepIccProfile()
+    .resize(Math.floor(width * scale), Math.floor(height * scale), { fit: 'inside' })
+    .jpeg({ quality: 90, progressive: true })
     .toBuffer()
-  await sharp(data).autoOrient().resize(640, 360, { fit: 'inside' }).jpeg({ quality: 85 }).toBuffer()
+  const small = Math.sqrt(230_400 / (width * height))
+  await sharp(original)
+    .resize(Math.floor(width * small), Math.floor(height * small), { fit: 'fill' })
+    .keepIccProfile()
+    .jpeg({ quality: 90, progressive: true })
+    .toBuffer()
+  await sharp(original).resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer()
 }
 
 async function upload(stack: BenchStack, user: BenchUser, data: Buffer, type: string, name: string) {

@@ -10,8 +10,9 @@ import { download, mp4, probeBuffer } from '../media/av-helpers'
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
 
 /**
- * A video across two Roost servers, both ways (docs/federation.md, "Remote media"): posted with alt text on one,
- * it reaches the other with its description, and the other serves its own copy with the original as `remote_url`.
+ * A video across two Roost servers, both ways (docs/federation.md, "Remote media"): posted with alt text and a focal
+ * point on one, it reaches the other with its description and `meta.focus`, and the other serves its own copy with
+ * the original as `remote_url`.
  */
 let a: Stack
 let b: Stack
@@ -52,10 +53,12 @@ async function postAndReceive(
   there: Stack,
   reader: mastodon.rest.Client,
   description: string,
+  focus: string,
 ) {
   const media = await poster.v2.media.create({
     file: new Blob([new Uint8Array(await mp4())], { type: 'video/mp4' }),
     description,
+    focus,
   })
   expect(media.url).toMatch(new RegExp(`^${here.url}/media/`))
   const status = await poster.v1.statuses.create({
@@ -74,18 +77,27 @@ async function postAndReceive(
   return { media, copy }
 }
 
-it('a video with alt text goes from A to B and from B to A, each served from its own copy', async () => {
+it('a video with alt text and a focal point goes from A to B and from B to A, each served from its own copy', async () => {
   const alice = masto(a, await signUp(a, { username: 'alice' }))
   const bob = masto(b, await signUp(b, { username: 'bob' }))
   await follow(bob, 'alice', a)
   await follow(alice, 'bob', b)
 
-  for (const [poster, here, name, there, reader, alt] of [
-    [alice, a, 'alice', b, bob, 'A test pattern, from A'],
-    [bob, b, 'bob', a, alice, 'A test pattern, from B'],
+  for (const [poster, here, name, there, reader, alt, focus] of [
+    [alice, a, 'alice', b, bob, 'A test pattern, from A', { x: -0.25, y: 0.5 }],
+    [bob, b, 'bob', a, alice, 'A test pattern, from B', { x: 0.75, y: -0.125 }],
   ] as const) {
-    const { media, copy } = await postAndReceive(poster, here, name, there, reader, alt)
+    const { media, copy } = await postAndReceive(
+      poster,
+      here,
+      name,
+      there,
+      reader,
+      alt,
+      `${focus.x},${focus.y}`,
+    )
     expect(copy).toMatchObject({ type: 'video', description: alt, remoteUrl: media.url })
+    expect(copy.meta?.focus).toEqual(focus)
     expect(copy.previewUrl).toMatch(new RegExp(`^${there.url}/media/[0-9a-f]{32}-small\\.jpg$`))
     expect(copy.previewRemoteUrl).toBe(media.previewUrl)
     const served = await probeBuffer(await download(copy.url!))

@@ -199,7 +199,7 @@ const passesThrough = (video: ProbeStream, audio: ProbeStream | undefined) =>
   video.codec_name === 'h264' && video.pix_fmt === 'yuv420p' && (!audio || audio.codec_name === 'aac')
 
 /** Mastodon's VIDEO_FORMAT (and its GIF transcoder's, without sound): H.264 MP4 for every browser. */
-const VIDEO_FORMAT = [
+export const VIDEO_FORMAT = [
   '-movflags',
   'faststart',
   '-pix_fmt',
