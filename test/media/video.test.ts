@@ -6,7 +6,7 @@ import { createRestAPIClient, MastoHttpError } from 'masto'
 import sharp from 'sharp'
 import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
-import { animatedGif, download, mp3, mp4, probeBuffer, webm } from './av-helpers'
+import { animatedGif, download, generate, mp3, mp4, probeBuffer, webm } from './av-helpers'
 
 let stack: Stack
 let token: string
@@ -147,6 +147,28 @@ it('a file ffprobe cannot read is a 422 at upload, on v1 and v2', async () => {
       .set(bearer(token))
       .attach('file', junk, { filename: 'clip.mp4', contentType: 'video/mp4' })
       .expect(422, { error: 'File type of uploaded media could not be verified' })
+})
+
+it("a video over Mastodon's 3840×2160 pixels or 120 fps is its 422 at upload; at the limits it is taken", async () => {
+  const clip = (size: string, rate: number) =>
+    generate(
+      [
+        ...['-f', 'lavfi', '-i', `color=c=blue:size=${size}:rate=${rate}:duration=0.1`],
+        ...['-c:v', 'mpeg4', '-q:v', '31'],
+      ],
+      'mp4',
+    )
+  const upload = (data: Buffer) =>
+    stack
+      .api()
+      .post('/api/v2/media')
+      .set(bearer(token))
+      .attach('file', data, { filename: 'clip.mp4', contentType: 'video/mp4' })
+  await upload(await clip('3856x2160', 25)).expect(422, { error: '3856x2160 videos are not supported' })
+  await upload(await clip('320x240', 150)).expect(422, { error: '150fps videos are not supported' })
+  await upload(await clip('3840x2160', 25)).expect(202)
+  await upload(await clip('320x240', 120)).expect(202)
+  await stack.drain(120_000)
 })
 
 it('a processing that fails marks the upload failed: GET and posting it answer 422, and the job ends', async () => {

@@ -19,11 +19,11 @@ import { imageType, newFileName } from './storage'
 
 /** Mastodon's VIDEO_LIMIT: the largest video, audio or GIF upload (99 MB). */
 export const VIDEO_LIMIT = 99 * 1024 * 1024
-/** Mastodon's MAX_VIDEO_MATRIX_LIMIT (1920×1200 pixels) and MAX_VIDEO_FRAME_RATE, refused on upload. */
-export const MAX_VIDEO_MATRIX_LIMIT = 2_304_000
-export const MAX_VIDEO_FRAME_RATE = 60
-/** Mastodon's VIDEO_FORMAT `frames:v`: at most three minutes at 60 fps are kept. */
-const MAX_VIDEO_FRAMES = 60 * 60 * 3
+/** Mastodon's MAX_VIDEO_MATRIX_LIMIT (3840×2160 pixels) and MAX_VIDEO_FRAME_RATE (120), refused on upload. */
+export const MAX_VIDEO_MATRIX_LIMIT = 8_294_400
+export const MAX_VIDEO_FRAME_RATE = 120
+/** Mastodon's MAX_VIDEO_FRAMES (VIDEO_FORMAT `frames:v`): about five minutes at 120 fps are kept. */
+const MAX_VIDEO_FRAMES = 36_000
 /** The preview's box (Mastodon's VIDEO_STYLES `small`: 400×400, never enlarged). */
 const SMALL_BOX = 400
 
