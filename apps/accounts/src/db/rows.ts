@@ -58,6 +58,14 @@ export interface AccountRow {
   avatar_remote_url?: string | null
   header_remote_url?: string | null
   fetched_at?: Date | null
+  /** The account this one moved to (Mastodon's `moved_to_account_id`; docs/federation.md, "Moved accounts"). */
+  moved_to_account_id?: string | null
+  /** The actor URIs this account says it also is (`alsoKnownAs`), the aliases a Move to it needs. */
+  also_known_as?: string[]
+  /** A remote actor's `featuredTags` collection. */
+  featured_tags_url?: string | null
+  /** The moved-to account, attached by the queries that render accounts (`withMovedTo`). */
+  moved_to?: AccountRow | null
 }
 
 export interface UserRow {
@@ -147,7 +155,24 @@ export interface StatusRow {
   /** The ActivityPub id and page of a status from another server; null for local ones (docs/federation.md). */
   uri?: string | null
   url?: string | null
+  /** Who may quote it: 'public' | 'followers' | 'nobody' (the API's `quote_approval_policy`; docs/statuses.md). */
+  quote_policy?: string
   created_at: Date
+}
+
+/** Mastodon's Quote (docs/statuses.md, "Quotes"): a status quoting another, and the state of its approval. */
+export interface QuoteRow {
+  id: string
+  status_id: string
+  account_id: string
+  quoted_status_id: string | null
+  quoted_account_id: string | null
+  state: 'pending' | 'accepted' | 'rejected' | 'revoked'
+  legacy: boolean
+  activity_uri: string | null
+  approval_uri: string | null
+  created_at: Date
+  updated_at: Date
 }
 
 export interface StatusEditRow {
