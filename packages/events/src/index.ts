@@ -127,6 +127,8 @@ export const NOTIFICATION_TYPES = [
   'admin.report',
   'quote',
   'quoted_update',
+  // An account the recipient follows moved (docs/federation.md, "Moved accounts").
+  'move',
 ] as const
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
 

@@ -25,6 +25,7 @@ import {
 } from './statuses'
 import { RemoteAccountError, storeActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
+import { move } from './move'
 
 /**
  * What an activity from another server does (docs/federation.md, "Inboxes"), run by the accounts worker on the
@@ -80,6 +81,8 @@ async function handle(
       return update(fed, signer, object)
     case 'Delete':
       return deleteActor(fed, signer, object)
+    case 'Move':
+      return move(fed, signer, activity)
     default:
       fed.logger.debug({ type, actor: signer.uri }, 'activity type not handled')
   }
