@@ -155,24 +155,7 @@ export interface StatusRow {
   /** The ActivityPub id and page of a status from another server; null for local ones (docs/federation.md). */
   uri?: string | null
   url?: string | null
-  /** Who may quote it: 'public' | 'followers' | 'nobody' (the API's `quote_approval_policy`; docs/statuses.md). */
-  quote_policy?: string
   created_at: Date
-}
-
-/** Mastodon's Quote (docs/statuses.md, "Quotes"): a status quoting another, and the state of its approval. */
-export interface QuoteRow {
-  id: string
-  status_id: string
-  account_id: string
-  quoted_status_id: string | null
-  quoted_account_id: string | null
-  state: 'pending' | 'accepted' | 'rejected' | 'revoked'
-  legacy: boolean
-  activity_uri: string | null
-  approval_uri: string | null
-  created_at: Date
-  updated_at: Date
 }
 
 export interface StatusEditRow {
