@@ -18,6 +18,10 @@ export interface PeerActor {
   privateKey: string
   name: string
   locked: boolean
+  /** The actor's type (Person unless told: a Group for a Lemmy community or a PeerTube channel). */
+  type?: string
+  /** More properties of the actor document (`alsoKnownAs`, `featured`, …), changeable by the test. */
+  extra?: Record<string, unknown>
 }
 
 export interface Received {
@@ -53,7 +57,7 @@ export async function startMiniPeer() {
   const actorJson = (a: PeerActor) => ({
     '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'],
     id: a.uri,
-    type: 'Person',
+    type: a.type ?? 'Person',
     preferredUsername: a.username,
     name: a.name,
     summary: '<p>Hello <b>from</b> the peer<br>second line</p><script>alert(1)</script>',
@@ -65,6 +69,7 @@ export async function startMiniPeer() {
     endpoints: { sharedInbox: `${base}/inbox` },
     manuallyApprovesFollowers: a.locked,
     publicKey: { id: a.keyId, owner: a.uri, publicKeyPem: a.publicKey },
+    ...a.extra,
   })
 
   const isInbox = (path: string) => path === '/inbox' || /^\/users\/[^/]+\/inbox$/.test(path)
@@ -165,7 +170,10 @@ export async function startMiniPeer() {
     },
     inboxLoad,
     /** Adds an actor (or gives an existing one a new key: key rotation). */
-    actor(username: string, options: { locked?: boolean; name?: string } = {}): PeerActor {
+    actor(
+      username: string,
+      options: { locked?: boolean; name?: string; type?: string; extra?: Record<string, unknown> } = {},
+    ): PeerActor {
       const uri = `${base}/users/${username}`
       const keys = newKeys()
       const a: PeerActor = {
@@ -176,6 +184,8 @@ export async function startMiniPeer() {
         privateKey: keys.privateKey,
         name: options.name ?? username,
         locked: options.locked ?? false,
+        type: options.type,
+        extra: options.extra,
       }
       actors.set(username, a)
       return a

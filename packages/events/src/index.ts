@@ -55,6 +55,10 @@ export const activity = z.discriminatedUnion('event', [
     // Remote accounts that boosted, favourited or answered a local public or unlisted post: its Delete reaches them.
     reachedAccountIds: z.array(id).optional(),
   }),
+  // A local post pinned or unpinned by its author: an Add or Remove of its `featured` collection goes to the
+  // author's followers' servers (docs/federation.md, "Pinned posts and featured hashtags").
+  event('status.pinned', statusFacts),
+  event('status.unpinned', statusFacts),
   event('reblog.created', reblogFacts),
   event('reblog.removed', reblogFacts),
   event('favourite.created', favouriteFacts),
@@ -127,6 +131,8 @@ export const NOTIFICATION_TYPES = [
   'admin.report',
   'quote',
   'quoted_update',
+  // An account the recipient follows moved (docs/federation.md, "Moved accounts").
+  'move',
 ] as const
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
 

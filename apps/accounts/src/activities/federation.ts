@@ -27,6 +27,7 @@ import { renderNotes } from '../federation/render/note'
 import { remoteAccounts, remoteFollowers, statusAudience } from '../federation/audience'
 import { actorUriOf, objectUriOf, statusUri } from '../federation/uris'
 import { createReads } from '../domain/reads'
+import { AS } from '../federation/render/contexts'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 
@@ -121,6 +122,32 @@ export function federationConsumer(
         ? renderCreate(note, actor)
         : renderUpdate(note, actor, kind === 'poll' ? { at: new Date().toISOString(), name: key } : undefined)
     await deliver(activity, author.id, audience, key)
+  }
+
+  /**
+   * Mastodon's AddSerializer / RemoveSerializer for a pin: the post's URI added to or removed from the author's
+   * `featured` collection, sent to the author's followers' servers.
+   */
+  const sendFeatured = async (type: 'Add' | 'Remove', statusId: string, accountId: string) => {
+    const author = await localAccount(accountId)
+    if (!author) return
+    const followers = await remoteFollowers(fed.db, author.id)
+    if (!followers.length) return
+    const actor = actorUriOf(urls, author)
+    const object = statusUri(urls, author.username, statusId)
+    await deliver(
+      {
+        '@context': AS,
+        id: `${actor}#${type.toLowerCase()}s/featured/${statusId}/${Date.now()}`,
+        type,
+        actor,
+        object,
+        target: `${actor}/collections/featured`,
+      },
+      author.id,
+      followers,
+      `${type.toLowerCase()}-featured-${statusId}-${Date.now()}`,
+    )
   }
 
   /**
@@ -254,6 +281,8 @@ export function federationConsumer(
      * A local profile changed (Mastodon's UpdateDistributionWorker): the actor, as served, in an Update to every
      * server with a follower of it, once per shared inbox.
      */
+    'status.pinned': (a) => sendFeatured('Add', a.statusId, a.accountId),
+    'status.unpinned': (a) => sendFeatured('Remove', a.statusId, a.accountId),
     'account.updated': async (a) => {
       if (!fed.enabled) return
       const account: AccountRow | undefined = await fed

@@ -58,6 +58,14 @@ export interface AccountRow {
   avatar_remote_url?: string | null
   header_remote_url?: string | null
   fetched_at?: Date | null
+  /** The account this one moved to (Mastodon's `moved_to_account_id`; docs/federation.md, "Moved accounts"). */
+  moved_to_account_id?: string | null
+  /** The actor URIs this account says it also is (`alsoKnownAs`), the aliases a Move to it needs. */
+  also_known_as?: string[]
+  /** A remote actor's `featuredTags` collection. */
+  featured_tags_url?: string | null
+  /** The moved-to account, attached by the queries that render accounts (`withMovedTo`). */
+  moved_to?: AccountRow | null
 }
 
 export interface UserRow {

@@ -22,7 +22,23 @@ export const avatarOf = (row: Pick<AccountRow, 'avatar_file' | 'avatar_remote_ur
 const headerOf = (row: AccountRow, urls: Urls) =>
   row.header_file ? mediaUrl(urls, row.header_file) : (row.header_remote_url ?? missingHeader(urls))
 
-export function renderAccount(row: AccountRow, urls: Urls) {
+/**
+ * Mastodon's Account entity. `group` is a Group actor (a Lemmy community, a PeerTube channel); `moved` the account it
+ * moved to, present only when it moved and never nested (Mastodon's `moved_and_not_nested?`), from `row.moved_to`
+ * (queries/accounts.ts, `withMovedTo`; docs/federation.md, "Moved accounts").
+ */
+export function renderAccount(
+  row: AccountRow,
+  urls: Urls,
+  nested = false,
+): Record<string, unknown> & {
+  id: string
+  username: string
+  acct: string
+  url: string
+  display_name: string
+  avatar: string
+} {
   const suspended = !!row.suspended_at
   const avatar = suspended ? missingAvatar(urls) : avatarOf(row, urls)
   const header = suspended ? missingHeader(urls) : headerOf(row, urls)
@@ -37,7 +53,7 @@ export function renderAccount(row: AccountRow, urls: Urls) {
     bot: suspended ? false : row.bot,
     discoverable: suspended ? false : row.discoverable,
     indexable: suspended ? false : row.indexable,
-    group: false,
+    group: row.actor_type === 'Group',
     created_at: midnight(row.created_at),
     note: suspended ? '' : textToHtml(row.note),
     url,
@@ -61,6 +77,7 @@ export function renderAccount(row: AccountRow, urls: Urls) {
           value: fieldValueHtml(f.value),
           verified_at: f.verified_at,
         })),
+    ...(row.moved_to && !nested && !suspended ? { moved: renderAccount(row.moved_to, urls, true) } : {}),
     ...(suspended ? { suspended: true } : {}),
     ...(row.silenced_at && !suspended ? { limited: true } : {}),
   }

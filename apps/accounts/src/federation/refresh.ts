@@ -1,5 +1,6 @@
 import type { Federation } from './transport/client'
 import { resolveActor } from './remote-accounts'
+import { syncFeatured } from './inbox/featured'
 
 /** Remote profiles refreshed per round at most, per worker process (a round a minute). */
 export const REFRESH_BATCH = 20
@@ -33,7 +34,9 @@ export async function refreshStaleAccounts(fed: Federation, limit = REFRESH_BATC
   for (const { uri } of rows) {
     try {
       // A suspended host is refused inside (remote-accounts.ts); a failure leaves the stored profile as it was.
-      await resolveActor(fed, uri, { refresh: true })
+      const account = await resolveActor(fed, uri, { refresh: true })
+      // Its pinned posts and featured hashtags too (docs/federation.md, "Pinned posts and featured hashtags").
+      await syncFeatured(fed, account)
       refreshed.push(uri)
     } catch (err) {
       fed.logger.info({ err, uri }, 'remote profile could not be refreshed; trying again in an hour')

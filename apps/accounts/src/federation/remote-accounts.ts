@@ -108,6 +108,13 @@ export function parseActor(json: Record<string, unknown>) {
     followers_url: uriOf(json.followers) ?? null,
     following_url: uriOf(json.following) ?? null,
     featured_url: uriOf(json.featured) ?? null,
+    featured_tags_url: uriOf(json.featuredTags) ?? null,
+    // The aliases a Move to this account needs (docs/federation.md, "Moved accounts").
+    also_known_as: JSON.stringify(
+      (Array.isArray(json.alsoKnownAs) ? json.alsoKnownAs : json.alsoKnownAs ? [json.alsoKnownAs] : [])
+        .flatMap((a) => uriOf(a) ?? [])
+        .slice(0, 20),
+    ),
     actor_type: json.type,
     bot: json.type === 'Service' || json.type === 'Application',
     locked: json.manuallyApprovesFollowers === true,

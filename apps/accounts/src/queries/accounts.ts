@@ -24,9 +24,25 @@ export async function findLocalAccount(db: Knex, username: string): Promise<Acco
   return visibleLocalAccounts(db).whereRaw('lower(accounts.username) = lower(?)', [username]).first()
 }
 
-/** Accounts by id, in no particular order. */
+/** Accounts by id, in no particular order, with the accounts they moved to (`withMovedTo`). */
 export async function accountsById(db: Knex, ids: string[]): Promise<Map<string, AccountRow>> {
   const unique = [...new Set(ids)]
-  const rows: AccountRow[] = unique.length ? await db('accounts').whereIn('id', unique) : []
+  const rows: AccountRow[] = unique.length
+    ? await withMovedTo(db, await db('accounts').whereIn('id', unique))
+    : []
   return new Map(rows.map((r) => [r.id, r]))
+}
+
+/**
+ * The rows, each that moved given the account it moved to as `moved_to` (the Account entity's `moved`;
+ * docs/federation.md, "Moved accounts"); one query, and none when no row moved.
+ */
+export async function withMovedTo<T extends AccountRow | undefined>(db: Knex, rows: T[]): Promise<T[]> {
+  const targets = [...new Set(rows.flatMap((r) => (r?.moved_to_account_id ? [r.moved_to_account_id] : [])))]
+  if (!targets.length) return rows
+  const found: AccountRow[] = await db('accounts').whereIn('id', targets)
+  const byId = new Map(found.map((a) => [a.id, a]))
+  return rows.map((r) =>
+    r?.moved_to_account_id ? { ...r, moved_to: byId.get(r.moved_to_account_id) ?? null } : r,
+  )
 }

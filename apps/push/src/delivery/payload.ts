@@ -15,6 +15,8 @@ const TITLES: Record<NotificationType, (name: string) => string> = {
   'admin.report': (name) => `${name} submitted a report`,
   quote: (name) => `${name} quoted your post`,
   quoted_update: (name) => `${name} edited a post you have quoted`,
+  // Mastodon has no push alert for a move (no `alerts.move`); the title is only for completeness.
+  move: (name) => `${name} has moved to a new account`,
 }
 
 /**

@@ -25,6 +25,8 @@ import {
 } from './statuses'
 import { RemoteAccountError, storeActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
+import { move } from './move'
+import { featuredChange } from './featured'
 
 /**
  * What an activity from another server does (docs/federation.md, "Inboxes"), run by the accounts worker on the
@@ -80,6 +82,12 @@ async function handle(
       return update(fed, signer, object)
     case 'Delete':
       return deleteActor(fed, signer, object)
+    case 'Move':
+      return move(fed, signer, activity)
+    case 'Add':
+      return featuredChange(fed, signer, activity, true)
+    case 'Remove':
+      return featuredChange(fed, signer, activity, false)
     default:
       fed.logger.debug({ type, actor: signer.uri }, 'activity type not handled')
   }

@@ -21,7 +21,11 @@ describe('sanitizeHtml', () => {
       sanitizeHtml(
         '<script>alert(1)</script><style>p{}</style><p onclick="x()">hi <img src=x onerror=y()><a href="javascript:alert(1)">l</a><h1>t</h1></p><!-- c -->',
       ),
-    ).toBe('<p>hi <a rel="nofollow noopener" target="_blank">l</a>t</p>')
+    ).toBe('<p>hi <a rel="nofollow noopener" target="_blank">l</a><p><strong>t</strong></p></p>')
+  })
+
+  it("makes headings bold paragraphs, as Mastodon's UNSUPPORTED_ELEMENTS_TRANSFORMER", () => {
+    expect(sanitizeHtml('<h2>Title</h2>\n\n<p>x</p>')).toBe('<p><strong>Title</strong></p>\n\n<p>x</p>')
   })
 
   it('escapes text, closes what is left open and ignores stray closing tags', () => {

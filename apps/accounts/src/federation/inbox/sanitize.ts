@@ -26,6 +26,8 @@ const ELEMENTS = new Set([
   'li',
 ])
 const VOID = new Set(['br'])
+/** Headings become a paragraph in bold (Mastodon's UNSUPPORTED_ELEMENTS_TRANSFORMER). */
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'])
 /** Elements whose content is dropped with them. */
 const DROP_CONTENT = new Set(['script', 'style', 'iframe', 'noscript', 'svg', 'math', 'template', 'object'])
 const PROTOCOLS = /^(?:https?|dat|dweb|ipfs|ipns|ssb|gopher|xmpp|magnet|gemini):/i
@@ -105,6 +107,17 @@ export function sanitizeHtml(html: string): string {
       if (!slash && !/\/\s*$/.test(attrs ?? '')) dropping = name
       continue
     }
+    if (HEADINGS.has(name)) {
+      if (!slash) {
+        out.push('<p><strong>')
+        open.push(name)
+        continue
+      }
+      const at = open.lastIndexOf(name)
+      if (at < 0) continue
+      while (open.length > at) out.push(closeTag(open.pop()!))
+      continue
+    }
     if (!ELEMENTS.has(name)) continue
     if (!slash) {
       out.push(openTag(name, attributesOf(attrs ?? '')))
@@ -113,11 +126,13 @@ export function sanitizeHtml(html: string): string {
     }
     const at = open.lastIndexOf(name)
     if (at < 0) continue
-    while (open.length > at) out.push(`</${open.pop()}>`)
+    while (open.length > at) out.push(closeTag(open.pop()!))
   }
-  while (open.length) out.push(`</${open.pop()}>`)
+  while (open.length) out.push(closeTag(open.pop()!))
   return out.join('')
 }
+
+const closeTag = (name: string) => (HEADINGS.has(name) ? '</strong></p>' : `</${name}>`)
 
 /** Plain text of an HTML fragment (a summary, a name): tags dropped, entities decoded. */
 export function htmlText(html: string): string {

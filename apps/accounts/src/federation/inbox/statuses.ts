@@ -18,6 +18,7 @@ import { isUrlBlocked } from '../domain-blocks'
 import { findByUri, resolveActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 import { htmlText, sanitizeHtml } from './sanitize'
+import { CONVERTED_TYPES, convertedHtml, isConverted } from './objects'
 
 /**
  * Statuses and interactions from other servers (docs/federation.md, "Incoming statuses"), as Mastodon's
@@ -28,7 +29,7 @@ import { htmlText, sanitizeHtml } from './sanitize'
 
 type Json = Record<string, unknown>
 
-const NOTE_TYPES = new Set(['Note', 'Question', 'Article', 'Page'])
+const NOTE_TYPES = new Set(['Note', 'Question', ...CONVERTED_TYPES])
 const PUBLIC = new Set([PUBLIC_COLLECTION, 'as:Public', 'Public'])
 const MAX_MEDIA = 4
 /**
@@ -51,9 +52,13 @@ const hostOf = (uri: string | undefined) => {
 export const sameHost = (a: string | undefined, b: string | undefined) =>
   !!hostOf(a) && hostOf(a) === hostOf(b)
 
-/** Whether an object is a status Roost takes (Mastodon converts Article and Page as it does Note). */
+/** Whether an object is a status Roost takes: a Note or Question, or an object Mastodon converts (objects.ts). */
 export const isNoteLike = (v: unknown): v is Json =>
-  !!v && typeof v === 'object' && NOTE_TYPES.has(String((v as Json).type))
+  !!v &&
+  typeof v === 'object' &&
+  (Array.isArray((v as Json).type) ? ((v as Json).type as unknown[]) : [(v as Json).type]).some((t) =>
+    NOTE_TYPES.has(String(t)),
+  )
 
 /** Mastodon's `visibility_from_audience`. */
 function visibilityOf(object: Json, author: AccountRow): Visibility {
@@ -121,16 +126,23 @@ function contentOf(object: Json): { html: string; language: string | null } {
   const [language, mapped] = Object.entries(map).find(([, v]) => typeof v === 'string') ?? []
   const content =
     typeof object.content === 'string' ? object.content : typeof mapped === 'string' ? mapped : ''
-  const name = typeof object.name === 'string' ? object.name : ''
-  // Articles and Pages carry a title and a link: Mastodon shows the title, then the link (its converted
-  // object), when there is no content.
-  const html =
-    object.type === 'Note' || object.type === 'Question' || content
-      ? content
-      : `<p>${name}</p>${typeof object.url === 'string' ? `<p><a href="${object.url}">${object.url}</a></p>` : ''}`
+  // An Article, Page, Video… shows its title, summary and link, never its content (objects.ts).
+  const html = isConverted(object) ? convertedHtml(object, urlOf(object) ?? idOf(object) ?? '') : content
   return {
     html: sanitizeHtml(html),
     language: language && /^[a-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/i.test(language) ? language.slice(0, 16) : null,
+  }
+}
+
+/**
+ * The content warning (`summary`) and sensitivity of an incoming object; a converted object's summary is part of
+ * its text, never a warning (Mastodon's `processed_spoiler_text`).
+ */
+function warningOf(object: Json): { spoiler_text: string; sensitive: boolean } {
+  const summary = !isConverted(object) && typeof object.summary === 'string' ? object.summary : ''
+  return {
+    spoiler_text: htmlText(summary).slice(0, 1000),
+    sensitive: object.sensitive === true || !!summary,
   }
 }
 
@@ -142,8 +154,10 @@ const hashtagsOf = (object: Json) =>
       : []
   })
 
+/** The object's page: its `url`, the `text/html` link among several as Mastodon's `url_to_href` picks it. */
 const urlOf = (object: Json): string | null => {
-  const u = list(object.url)[0]
+  const links = list(object.url)
+  const u = links.find((l) => l && typeof l === 'object' && (l as Json).mediaType === 'text/html') ?? links[0]
   const href = typeof u === 'string' ? u : u && typeof u === 'object' ? (u as Json).href : undefined
   return typeof href === 'string' && /^https?:\/\//i.test(href) ? href : null
 }
@@ -324,8 +338,7 @@ export async function createRemoteStatus(
         url: urlOf(object),
         conversation_id: parent ? parent.conversation_id : trx.raw('(select id from c)'),
         text: html,
-        spoiler_text: typeof object.summary === 'string' ? htmlText(object.summary).slice(0, 1000) : '',
-        sensitive: object.sensitive === true || (typeof object.summary === 'string' && !!object.summary),
+        ...warningOf(object),
         visibility,
         language,
         in_reply_to_id: parent?.id ?? null,
@@ -400,8 +413,7 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
   const { html, language } = contentOf(object)
   const next = {
     text: html,
-    spoiler_text: typeof object.summary === 'string' ? htmlText(object.summary).slice(0, 1000) : '',
-    sensitive: object.sensitive === true || (typeof object.summary === 'string' && !!object.summary),
+    ...warningOf(object),
     language: language ?? status.language,
   }
   const locals = await localAccountsNamed(fed, object)
@@ -567,11 +579,11 @@ async function storeFetchedStatus(fed: Federation, object: Json, depth: number) 
  */
 export async function announce(fed: Federation, booster: AccountRow, activity: Json) {
   const uri = idOf(activity.id)
-  const objectUri = idOf(activity.object)
+  const announced = announcedObject(activity.object)
+  const objectUri = idOf(announced)
   if (!uri || !objectUri || !sameHost(uri, booster.uri!)) return
   if (await fed.db('statuses').where({ uri }).first('id')) return
-  const embedded =
-    activity.object && typeof activity.object === 'object' ? (activity.object as Json) : undefined
+  const embedded = announced && typeof announced === 'object' ? (announced as Json) : undefined
   // An embedded object is trusted only from its own author; otherwise it is fetched from its server.
   const original =
     embedded && isNoteLike(embedded) && idOf(list(embedded.attributedTo)[0]) === booster.uri
@@ -589,6 +601,16 @@ export async function announce(fed: Federation, booster: AccountRow, activity: J
     const row = await reblog(trx, booster, original, visibility === 'direct' ? 'private' : visibility)
     if (!row.uri) await trx('statuses').where({ id: row.id }).update({ uri })
   })
+}
+
+/**
+ * What an Announce shares: its object, or, when that is a Create (a Lemmy community shares the Create of a post
+ * made in it, beside an Announce of the post itself), the Create's object: either way a boost by the announcer
+ * (docs/federation.md, "Groups"). The post is fetched from its own server unless its author is the announcer.
+ */
+function announcedObject(object: unknown): unknown {
+  if (!object || typeof object !== 'object' || (object as Json).type !== 'Create') return object
+  return (object as Json).object
 }
 
 /** Mastodon's ActivityPub::Activity::Like of a local status: a favourite, unless its Undo came first. */

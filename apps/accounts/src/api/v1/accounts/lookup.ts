@@ -5,7 +5,7 @@ import { localDomainOf } from '../../../config'
 import type { AccountsContext } from '../../../context'
 import { renderAccount, urlsOf } from '../../../entities/account'
 import { findByAcct, parseAcct } from '../../../federation/remote-accounts'
-import { visibleAccounts } from '../../../queries/accounts'
+import { visibleAccounts, withMovedTo } from '../../../queries/accounts'
 import { USERNAME } from '../../../users/sign-up'
 
 /** The username of `acct` when it names a local account (`name`, `@name`, `name@our.domain`), else undefined. */
@@ -34,5 +34,6 @@ export async function lookupAccount(ctx: AccountsContext, req: Request, res: Res
       ? await findByAcct(ctx.db, remote.username, remote.domain)
       : undefined
   if (!row) throw recordNotFound()
-  res.json(renderAccount(row, urlsOf(ctx.config)))
+  const [shown] = await withMovedTo(ctx.db, [row])
+  res.json(renderAccount(shown!, urlsOf(ctx.config)))
 }

@@ -5,6 +5,7 @@ import { localDomainOf } from '../../../config'
 import type { AccountsContext } from '../../../context'
 import type { AccountRow } from '../../../db/rows'
 import { renderAccount, urlsOf } from '../../../entities/account'
+import { syncFeatured } from '../../../federation/inbox/featured'
 import { findByAcct, parseAcct, resolveAcct, resolveActor } from '../../../federation/remote-accounts'
 import { visibleAccounts } from '../../../queries/accounts'
 import { requireUser } from '../../../users/current'
@@ -91,10 +92,15 @@ async function findRemote(
   const acct = parseAcct(term)
   if (!acct) return undefined
   if (!resolve || !fed.enabled) return findByAcct(ctx.db, acct.username, acct.domain)
-  return resolveAcct(fed, acct.username, acct.domain).catch((err) => {
+  const known = await findByAcct(ctx.db, acct.username, acct.domain)
+  const found = await resolveAcct(fed, acct.username, acct.domain).catch((err) => {
     ctx.logger.info({ err, acct: term }, 'could not resolve an account')
     return undefined
   })
+  // An account resolved for the first time comes with its pinned posts and featured hashtags (Mastodon fetches
+  // them when it first stores an account; docs/federation.md, "Pinned posts and featured hashtags").
+  if (found && !known) await syncFeatured(fed, found)
+  return found
 }
 
 /**

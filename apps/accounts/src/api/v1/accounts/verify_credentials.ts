@@ -3,6 +3,7 @@ import type { AccountsContext } from '../../../context'
 import { renderCredentialAccount, urlsOf } from '../../../entities/account'
 import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
+import { withMovedTo } from '../../../queries/accounts'
 
 /** Mastodon counts pending follow requests only this far (`follow_requests.limit(40).count`). */
 export const FOLLOW_REQUESTS_COUNT_MAX = 40
@@ -23,8 +24,9 @@ export async function countPendingFollowRequests(ctx: AccountsContext, accountId
 /** The signed-in user as a CredentialAccount (Account + source + role). */
 export async function credentialAccount(ctx: AccountsContext, current: CurrentUser) {
   const followRequests = await countPendingFollowRequests(ctx, current.account.id)
+  const [account] = await withMovedTo(ctx.db, [current.account])
   return renderCredentialAccount(
-    { ...current.account, role: current.user.role },
+    { ...account!, role: current.user.role },
     current.user,
     urlsOf(ctx.config),
     followRequests,

@@ -9,6 +9,7 @@ import { parseId } from '../../../domain/records'
 import { deleteStatus, findVisibleStatus, reblog } from '../../../domain/statuses'
 import type { StatusRow } from '../../../db/rows'
 import { renderStatus } from '../../../entities/status'
+import * as outbox from '../../../outbox/outbox'
 import { requireUser } from '../../../users/current'
 
 /** Mastodon's StatusPinValidator limit. */
@@ -77,11 +78,15 @@ export async function pin(ctx: AccountsContext, req: Request, res: Response) {
     .count('* as n')
   if (Number(pins[0]!.n) >= MAX_PINS)
     throw unprocessable('Validation failed: You have already pinned the maximum number of posts')
-  await ctx
-    .db('status_pins')
-    .insert({ account_id: account.id, status_id: status.id })
-    .onConflict(['account_id', 'status_id'])
-    .ignore()
+  await ctx.db.transaction(async (trx) => {
+    const [row] = await trx('status_pins')
+      .insert({ account_id: account.id, status_id: status.id })
+      .onConflict(['account_id', 'status_id'])
+      .ignore()
+      .returning('id')
+    // Other servers show pins too (docs/federation.md, "Pinned posts and featured hashtags").
+    if (row) await outbox.add(trx, { event: 'status.pinned', statusId: status.id, accountId: account.id })
+  })
   await answer(ctx, res, status, account.id)
 }
 
@@ -89,7 +94,11 @@ export async function pin(ctx: AccountsContext, req: Request, res: Response) {
 export async function unpin(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const status = await findVisibleStatus(ctx.db, parseId(req.params.id), account.id)
-  await ctx.db('status_pins').where({ account_id: account.id, status_id: status.id }).delete()
+  await ctx.db.transaction(async (trx) => {
+    const removed = await trx('status_pins').where({ account_id: account.id, status_id: status.id }).delete()
+    if (removed)
+      await outbox.add(trx, { event: 'status.unpinned', statusId: status.id, accountId: account.id })
+  })
   await answer(ctx, res, status, account.id)
 }
 
