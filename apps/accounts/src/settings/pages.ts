@@ -17,8 +17,8 @@ export function settingsLayout(title: string, body: string) {
 const form = (action: string, csrf: string, inner: string, extra: Record<string, string | undefined> = {}) =>
   `<form method="post" action="${escape(action)}">${hidden({ ...extra, csrf_token: csrf })}${inner}</form>`
 
-const codeField = (label = 'Code from your authenticator app, or a recovery code') =>
-  `<label for="code">${escape(label)}</label><input id="code" name="code" type="text" autocomplete="one-time-code" required>`
+const codeField = (id: string, label = 'Code from your authenticator app, or a recovery code') =>
+  `<label for="${id}">${escape(label)}</label><input id="${id}" name="code" type="text" autocomplete="one-time-code" required>`
 
 export function twoFactorOffPage(o: { csrf: string; returnTo?: string; required: boolean; error?: string }) {
   return settingsLayout(
@@ -83,9 +83,9 @@ export function twoFactorOnPage(o: {
       .join('')}</ul>
 <p><a href="/settings/security_keys/new">Add a security key</a></p>
 <h2>New recovery codes</h2>
-${form('/settings/two_factor/recovery_codes', o.csrf, `${codeField('Code from your authenticator app')}<button type="submit">Make new recovery codes</button>`)}
+${form('/settings/two_factor/recovery_codes', o.csrf, `${codeField('recovery-code', 'Code from your authenticator app')}<button type="submit">Make new recovery codes</button>`)}
 <h2>Turn off</h2>
-${form('/settings/two_factor/disable', o.csrf, `${codeField()}<button type="submit">Disable two-factor authentication</button>`)}`,
+${form('/settings/two_factor/disable', o.csrf, `${codeField('disable-code')}<button type="submit">Disable two-factor authentication</button>`)}`,
   )
 }
 
