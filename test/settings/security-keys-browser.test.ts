@@ -85,14 +85,13 @@ it('adds a security key and signs in through OAuth with it', async () => {
     await page.getByLabel('E-mail address or username').fill(user.email)
     await page.getByLabel('Password').fill(user.password)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.evaluate(() => {
-      const form = document.getElementById('key-form') as HTMLFormElement
-      ;(form.elements.namedItem('credential') as HTMLInputElement).value = JSON.stringify({
-        id: 'x',
-        response: {},
-      })
-      form.submit()
-    })
+    await page
+      .locator('#key-form input[name=credential]')
+      .evaluate(
+        (el, value) => ((el as unknown as { value: string }).value = value),
+        JSON.stringify({ id: 'x', response: {} }),
+      )
+    await page.locator('#key-form').evaluate((form) => (form as unknown as { submit(): void }).submit())
     await page.waitForSelector('text=The security key could not be verified.')
   } finally {
     await context.close()

@@ -20,15 +20,13 @@ export async function showEmail(ctx: AccountsContext, req: Request, res: Respons
   const user = await settingsUser(ctx, req, res)
   if (!user) return
   settingsHeaders(res)
-  res
-    .type('html')
-    .send(
-      emailPage({
-        csrf: settingsCsrf(ctx, req, res),
-        email: user.email,
-        unconfirmed: user.unconfirmed_email,
-      }),
-    )
+  res.type('html').send(
+    emailPage({
+      csrf: settingsCsrf(ctx, req, res),
+      email: user.email,
+      unconfirmed: user.unconfirmed_email,
+    }),
+  )
 }
 
 /** POST /settings/email — `email`, `current_password`. */
