@@ -33,8 +33,8 @@ async function guard(ctx: AccountsContext, req: Request, res: Response, subjects
 
 /** Signs the user in: the session cookie, the pending cookie gone, the sign-in recorded (new sign-in mail). */
 async function complete(ctx: AccountsContext, req: Request, res: Response, userId: string) {
-  endPendingSignIn(res)
   startSession(res, ctx.config.SESSION_SECRET, userId, secure(ctx))
+  if (pendingSignInUserId(req, ctx.config.SESSION_SECRET)) endPendingSignIn(res)
   await recordSignIn(ctx, req, userId)
   return { kind: 'signed_in', userId } as const
 }
