@@ -27,6 +27,8 @@ export interface StackOptions {
   accountsWorker?: boolean
   /** false: no push worker in this process (a fault test runs it as a child process of its own). */
   pushWorker?: boolean
+  /** The host of PUBLIC_URL (default 127.0.0.1): `localhost` where an IP address will not do (WebAuthn's RP ID). */
+  publicHost?: string
 }
 
 /** One signing key per test process: generating is cheap, but there is no reason to do it per stack. */
@@ -47,7 +49,7 @@ export async function startStack(options: StackOptions = {}) {
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
+    PUBLIC_URL: `http://${options.publicHost ?? '127.0.0.1'}:${gatewayPort}`,
     DATABASE_URL: await createTestDatabase(),
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: createRedisPrefix(),

@@ -179,6 +179,11 @@ export const accountsEnv = baseEnv.extend({
   /** Signs the sign-in session cookie of the OAuth pages. */
   SESSION_SECRET: z.string().min(32),
   /**
+   * Moderators and admins must use two-factor sign-in (Mastodon's `require_2fa` for staff roles): one without it is
+   * sent to enrol when signing in on the OAuth pages, before any app is authorized (docs/security.md).
+   */
+  REQUIRE_STAFF_TWO_FACTOR: envFlag(false),
+  /**
    * Checks the gateway's signatures on the client address it forwards and on its word that it has looked a token
    * up in the revocation list (the gateway's GATEWAY_SECRET).
    */

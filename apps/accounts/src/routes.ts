@@ -9,6 +9,19 @@ import { token } from './oauth/token'
 import { confirmation } from './auth/confirmation'
 import { editPassword, newPassword, requestPasswordReset, resetPasswordWithToken } from './auth/passwords'
 import { checkConfirmation, resendConfirmation } from './api/v1/emails/confirmations'
+import { changeEmail, showEmail } from './settings/email'
+import { revokeApplication, showSessions } from './settings/sessions'
+import { showSignIn, signIn } from './settings/sign_in'
+import {
+  addSecurityKey,
+  confirmTwoFactor,
+  deleteSecurityKey,
+  disableTwoFactorPage,
+  newRecoveryCodes,
+  newSecurityKey,
+  setupTwoFactor,
+  showTwoFactor,
+} from './settings/two_factor'
 import { passwordChange } from './api/v1/user/password_change'
 import { hostMeta } from './api/federation/host-meta'
 import { nodeinfo, nodeinfoLinks } from './api/federation/nodeinfo'
@@ -212,6 +225,20 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/auth/password/edit', on(resetPasswordWithToken))
   api.post('/api/v1/emails/confirmations', on(resendConfirmation))
   api.get('/api/v1/emails/check_confirmation', on(checkConfirmation))
+  api.get('/auth/sign_in', on(showSignIn))
+  api.post('/auth/sign_in', on(signIn))
+  api.get('/settings/two_factor', on(showTwoFactor))
+  api.post('/settings/two_factor/setup', on(setupTwoFactor))
+  api.post('/settings/two_factor/confirm', on(confirmTwoFactor))
+  api.post('/settings/two_factor/disable', on(disableTwoFactorPage))
+  api.post('/settings/two_factor/recovery_codes', on(newRecoveryCodes))
+  api.get('/settings/security_keys/new', on(newSecurityKey))
+  api.post('/settings/security_keys', on(addSecurityKey))
+  api.post('/settings/security_keys/:id/delete', on(deleteSecurityKey))
+  api.get('/settings/sessions', on(showSessions))
+  api.post('/settings/sessions/revoke', on(revokeApplication))
+  api.get('/settings/email', on(showEmail))
+  api.post('/settings/email', on(changeEmail))
   api.post('/api/v1/user/password_change', on(passwordChange))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/.well-known/host-meta', on(hostMeta))

@@ -268,6 +268,15 @@ export const mail = z.discriminatedUnion('event', [
   event('mail.admin_pending_account', { recipientUserId: id, accountId: id }),
   // To a moderator: a new report.
   event('mail.admin_report', { recipientUserId: id, reportId: id }),
+  // Two-factor sign-in was turned on or off (docs/security.md, "Two-factor sign-in").
+  event('mail.two_factor_enabled', { userId: id }),
+  event('mail.two_factor_disabled', { userId: id }),
+  // A sign-in from an address not seen lately (Mastodon's suspicious_sign_in): the sign-in's row.
+  event('mail.suspicious_sign_in', { userId: id, signInId: id }),
+  // A new address was asked for: the link to the new address (`users.unconfirmed_email`), ...
+  event('mail.email_change', { userId: id }),
+  // ... and a warning to the current one.
+  event('mail.email_change_warning', { userId: id }),
 ])
 export type Mail = z.infer<typeof mail>
 export type MailName = Mail['event']

@@ -81,6 +81,23 @@ export const ROUTES: readonly Route[] = [
     params: P.resendConfirmationParams,
   }),
   route('GET', '/api/v1/emails/check_confirmation', ACCOUNTS, 'required', ['read:accounts']),
+  // Signing in for the settings pages, and the settings pages (apps/accounts/src/settings, docs/security.md)
+  route('GET', '/auth/sign_in', ACCOUNTS, 'none', [], { params: P.returnToParams }),
+  route('POST', '/auth/sign_in', ACCOUNTS, 'none', [], { params: P.settingsSignInParams }),
+  route('GET', '/settings/two_factor', ACCOUNTS, 'none', [], { params: P.returnToParams }),
+  route('POST', '/settings/two_factor/setup', ACCOUNTS, 'none', [], { params: P.twoFactorSetupParams }),
+  route('POST', '/settings/two_factor/confirm', ACCOUNTS, 'none', [], { params: P.twoFactorCodeParams }),
+  route('POST', '/settings/two_factor/disable', ACCOUNTS, 'none', [], { params: P.twoFactorCodeParams }),
+  route('POST', '/settings/two_factor/recovery_codes', ACCOUNTS, 'none', [], {
+    params: P.twoFactorCodeParams,
+  }),
+  route('GET', '/settings/security_keys/new', ACCOUNTS, 'none'),
+  route('POST', '/settings/security_keys', ACCOUNTS, 'none', [], { params: P.securityKeyParams }),
+  route('POST', '/settings/security_keys/:id/delete', ACCOUNTS, 'none', [], { params: P.csrfOnlyParams }),
+  route('GET', '/settings/sessions', ACCOUNTS, 'none'),
+  route('POST', '/settings/sessions/revoke', ACCOUNTS, 'none', [], { params: P.revokeApplicationParams }),
+  route('GET', '/settings/email', ACCOUNTS, 'none'),
+  route('POST', '/settings/email', ACCOUNTS, 'none', [], { params: P.emailChangeParams }),
   route('POST', '/api/v1/user/password_change', ACCOUNTS, 'required', ['write:accounts'], {
     params: P.passwordChangeParams,
   }),

@@ -89,6 +89,39 @@ export interface UserRow {
   current_sign_in_at: Date
   /** The last change or reset of the password: the OAuth pages' sign-in sessions begun before it are over. */
   password_changed_at: Date | null
+  /** The TOTP secret (base32), set when enrolment begins (docs/security.md, "Two-factor sign-in"). */
+  otp_secret: string | null
+  /** Two-factor sign-in is on since then: a first code proved the enrolment. */
+  otp_enabled_at: Date | null
+  /** The last TOTP time step accepted: a code is never accepted twice. */
+  otp_last_step: string | null
+  /** The unused recovery codes, each as its scrypt hash. */
+  otp_backup_codes: string[]
+  /** An address asked for in settings, the user's once its link is opened. */
+  unconfirmed_email: string | null
+}
+
+/** A security key of a user (WebAuthn), docs/security.md, "Two-factor sign-in". */
+export interface WebauthnCredentialRow {
+  id: string
+  user_id: string
+  /** The credential id, base64url. */
+  credential_id: string
+  public_key: Buffer
+  sign_count: string
+  nickname: string
+  transports: string[]
+  created_at: Date
+  last_used_at: Date | null
+}
+
+/** A sign-in through the OAuth pages: where from (the new sign-in mail). */
+export interface UserSignInRow {
+  id: string
+  user_id: string
+  ip: string
+  user_agent: string
+  created_at: Date
 }
 
 /** A one-time token of a link sent by mail (confirmation, password reset), kept as its SHA-256 digest. */
@@ -133,6 +166,8 @@ export interface AccessTokenRow {
   scopes: string
   created_at: Date
   revoked_at: Date | null
+  /** The last request made with it, moved at most once an hour (the sessions page). */
+  last_used_at: Date | null
 }
 
 export interface StatusRow {
@@ -425,6 +460,8 @@ export interface Tables {
   user_tokens: UserTokenRow
   oauth_applications: ApplicationRow
   oauth_access_tokens: AccessTokenRow
+  webauthn_credentials: WebauthnCredentialRow
+  user_sign_ins: UserSignInRow
   statuses: StatusRow
   status_edits: StatusEditRow
   media_attachments: MediaAttachmentRow

@@ -84,9 +84,24 @@ export async function confirmEmail(
   rawToken: unknown,
 ): Promise<{ userId: string; accountId: string }> {
   const token = await redeemUserToken(trx, 'confirmation', rawToken)
-  const user = await trx('users').where({ id: token.user_id }).forUpdate().first('id', 'account_id', 'email')
-  if (!user || (token.email && token.email.toLowerCase() !== String(user.email).toLowerCase()))
-    throw new Invalid('Confirmation token is invalid')
+  const user = await trx('users')
+    .where({ id: token.user_id })
+    .forUpdate()
+    .first('id', 'account_id', 'email', 'unconfirmed_email')
+  const same = (a: unknown) =>
+    !!token.email && typeof a === 'string' && token.email.toLowerCase() === a.toLowerCase()
+  if (user && same(user.unconfirmed_email)) {
+    // A change of address asked for in settings (settings/email.ts): made now, unless taken meanwhile.
+    const taken = await trx('users')
+      .whereRaw('lower(email) = lower(?)', [token.email])
+      .whereNot('id', user.id)
+      .first('id')
+    if (taken) throw new Invalid('Confirmation token is invalid')
+    await trx('users').where({ id: user.id }).update({ email: token.email, unconfirmed_email: null })
+    await markConfirmed(trx, user.id)
+    return { userId: String(user.id), accountId: String(user.account_id) }
+  }
+  if (!user || (token.email && !same(user.email))) throw new Invalid('Confirmation token is invalid')
   await markConfirmed(trx, user.id)
   return { userId: String(user.id), accountId: String(user.account_id) }
 }

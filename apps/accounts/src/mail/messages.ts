@@ -20,6 +20,11 @@ export interface MessageFacts {
   password_reset: { username: string; link: string; hours: number }
   password_changed: { username: string; resetUrl: string }
   admin_pending_account: { username: string; email: string; reason: string | null; accountId: string }
+  two_factor_enabled: { username: string; settingsUrl: string }
+  two_factor_disabled: { username: string; settingsUrl: string }
+  suspicious_sign_in: { username: string; ip: string; userAgent: string; when: string; resetUrl: string }
+  email_change: { username: string; newEmail: string; link: string; days: number }
+  email_change_warning: { username: string; newEmail: string; resetUrl: string }
   admin_report: {
     reportId: string
     reporter: string
@@ -70,6 +75,56 @@ const en: Texts = {
     paragraphs: [
       `The password of your account on ${instance} has just been changed, and the apps signed in to it were signed out.`,
       'If you did not change it, someone else may know your password: reset it now with the link below.',
+    ],
+    action: { label: 'Reset my password', url: f.resetUrl },
+    footer: `Sent by ${instance} to tell you of a change to your account.`,
+  }),
+  two_factor_enabled: (instance, f) => ({
+    subject: `Two-factor authentication enabled on ${instance}`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `Two-factor authentication has been turned on for your account on ${instance}: signing in now asks for a code of your authenticator app (or a recovery code) after the password.`,
+      'If you did not turn it on, someone else may know your password: reset it now, and tell the moderators of this server.',
+    ],
+    action: { label: 'See your security settings', url: f.settingsUrl },
+    footer: `Sent by ${instance} to tell you of a change to your account.`,
+  }),
+  two_factor_disabled: (instance, f) => ({
+    subject: `Two-factor authentication disabled on ${instance}`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `Two-factor authentication has been turned off for your account on ${instance}: the password alone opens it again, and your recovery codes and security keys no longer work.`,
+      'If you did not turn it off, reset your password now and turn it on again.',
+    ],
+    action: { label: 'See your security settings', url: f.settingsUrl },
+    footer: `Sent by ${instance} to tell you of a change to your account.`,
+  }),
+  suspicious_sign_in: (instance, f) => ({
+    subject: `Your ${instance} account has been accessed from a new IP address`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `Your account on ${instance} was signed in to from an address it had not been used from lately: ${f.ip}, at ${f.when}, with ${f.userAgent || 'an unknown browser'}.`,
+      'If this was you, nothing needs to be done. If not, change your password now and turn on two-factor authentication.',
+    ],
+    action: { label: 'Reset my password', url: f.resetUrl },
+    footer: `Sent by ${instance} to tell you of a sign-in to your account.`,
+  }),
+  email_change: (instance, f) => ({
+    subject: `Confirm your new e-mail address for ${instance}`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `You asked to change the e-mail address of your account on ${instance} to ${f.newEmail}. Open the link below to confirm it; until then the old address stays.`,
+      `The link works for ${f.days} days. If you did not ask for this, ignore this mail.`,
+    ],
+    action: { label: 'Confirm my new address', url: f.link },
+    footer: `Sent by ${instance} because this address was given for an account.`,
+  }),
+  email_change_warning: (instance, f) => ({
+    subject: `The e-mail address of your ${instance} account is changing`,
+    greeting: `Hello @${f.username},`,
+    paragraphs: [
+      `A change of your account's e-mail address on ${instance} to ${f.newEmail} was asked for; it happens when the link sent to that address is opened.`,
+      'If you did not ask for it, someone may know your password: reset it now, which also cancels nothing else but signs every app out.',
     ],
     action: { label: 'Reset my password', url: f.resetUrl },
     footer: `Sent by ${instance} to tell you of a change to your account.`,

@@ -2,18 +2,17 @@ import { randomBytes } from 'node:crypto'
 import type { Request, Response } from 'express'
 import { isSubset, parseScopes } from '@roost/auth'
 import { decideAuthorizationParams, readParams, showAuthorizationParams } from '@roost/routes'
-import { HttpError } from '@roost/service'
 import type { Params } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { maySignIn } from '../users/login-state'
-import { signInWithPassword } from '../users/sign-in'
 import { grantableScopes } from './admin-scopes'
 import type { ApplicationRow } from '../db/rows'
 import { OOB_REDIRECT_URI, redirectUris } from './applications'
 import { codeDigest } from './token'
-import { codePage, consentPage, errorPage, signInPage } from './pages'
-import { csrfToken, readSession, startSession, validCsrf } from './session'
-import { guardCredentials } from './throttle'
+import { codePage, consentPage, errorPage, signInPage, twoFactorPage } from './pages'
+import { csrfToken, pendingSignInUserId, readSession, validCsrf } from './session'
+import { passwordStep, secondFactorOptions, secondFactorStep } from './sign-in-steps'
+import type { StepOutcome } from './sign-in-steps'
 
 const CODE_LIFETIME_MS = 10 * 60 * 1000 // Doorkeeper's default
 
@@ -61,7 +60,7 @@ const INVALID_SCOPE = 'The requested scope is invalid, unknown, or malformed.'
  * The signed-in user, if the session names a usable one and began after the password's last change or reset
  * (docs/security.md, "Links sent by mail": a reset ends the sessions the old password opened).
  */
-async function sessionUser(ctx: AccountsContext, req: Request) {
+export async function sessionUser(ctx: AccountsContext, req: Request) {
   const session = readSession(req, ctx.config.SESSION_SECRET)
   const userId = session?.userId
   const user = userId
@@ -77,13 +76,35 @@ async function sessionUser(ctx: AccountsContext, req: Request) {
           'accounts.suspended_at',
           'accounts.username',
           'users.password_changed_at',
+          'users.otp_enabled_at',
         )
         .first()
     : undefined
   if (user?.password_changed_at && session!.startedAt < new Date(user.password_changed_at).getTime())
     return undefined
-  return user && maySignIn(user) ? (user as { id: string; role: string; username: string }) : undefined
+  return user && maySignIn(user)
+    ? (user as { id: string; role: string; username: string; otp_enabled_at: Date | null })
+    : undefined
 }
+
+/**
+ * With REQUIRE_STAFF_TWO_FACTOR, a moderator or admin without two-factor sign-in is sent to enrol before any app
+ * is authorized (docs/security.md, "Two-factor sign-in"); back here afterwards.
+ */
+export const mustEnrol = (ctx: AccountsContext, user: { role: string; otp_enabled_at: Date | null }) =>
+  ctx.config.REQUIRE_STAFF_TWO_FACTOR &&
+  !user.otp_enabled_at &&
+  (user.role === 'admin' || user.role === 'moderator')
+
+function enrolFirst(res: Response, request: Extract<AuthorizationRequest, { ok: true }>) {
+  const back = `/oauth/authorize?${requestQuery(request)}`
+  return res.redirect(303, `/settings/two_factor?return_to=${encodeURIComponent(back)}`)
+}
+
+const requestQuery = (request: Extract<AuthorizationRequest, { ok: true }>) =>
+  new URLSearchParams(
+    Object.entries(request.fields).filter((e): e is [string, string] => e[1] !== undefined),
+  ).toString()
 
 /**
  * The scopes the signed-in user will be granted (admin-scopes.ts: without `admin:*` unless an admin); when none
@@ -166,6 +187,7 @@ async function renderForSession(
         }),
       )
   }
+  if (mustEnrol(ctx, user)) return enrolFirst(res, request)
   const scopes = scopesFor(res, request, user.role)
   if (!scopes) return
   res.type('html').send(
@@ -195,28 +217,12 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
   if (!validCsrf(req, secret, p.csrf_token))
     return res.status(403).type('html').send(errorPage('The form has expired. Go back and try again.'))
 
-  if (p.action === 'sign_in') {
-    const login = typeof p.email === 'string' ? p.email : undefined
-    const throttle = await guardCredentials(ctx, req, res, [login && `login:${login}`]).catch((err) => {
-      if (err instanceof HttpError && err.status === 429) return undefined
-      throw err
-    })
-    if (!throttle)
-      return res
-        .status(429)
-        .type('html')
-        .send(errorPage('Too many failed sign-in attempts. Try again later.'))
-    const user =
-      login && typeof p.password === 'string' ? await signInWithPassword(ctx, login, p.password) : undefined
-    if (!user) {
-      await throttle.fail()
-      return renderForSession(ctx, req, res, request, 'Invalid e-mail address or password.')
-    }
-    startSession(res, secret, user.id, ctx.config.PUBLIC_URL.startsWith('https:'))
-    const query = new URLSearchParams(
-      Object.entries(request.fields).filter((e): e is [string, string] => e[1] !== undefined),
-    )
-    return res.redirect(303, `/oauth/authorize?${query}`)
+  if (p.action === 'sign_in' || p.action === 'two_factor') {
+    const outcome =
+      p.action === 'sign_in'
+        ? await passwordStep(ctx, req, res, p.email, p.password)
+        : await secondFactorStep(ctx, req, res, { code: p.code, credential: p.credential })
+    return answerStep(ctx, req, res, request, outcome, p.action)
   }
 
   const user = await sessionUser(ctx, req)
@@ -233,6 +239,7 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
       }),
     )
   }
+  if (mustEnrol(ctx, user)) return enrolFirst(res, request)
   const scopes = scopesFor(res, request, user.role)
   if (!scopes) return
   const code = randomBytes(32).toString('base64url')
@@ -247,4 +254,64 @@ export async function decideAuthorization(ctx: AccountsContext, req: Request, re
   })
   if (request.redirectUri === OOB_REDIRECT_URI) return res.type('html').send(codePage(code))
   res.redirect(302, redirectWith(request.redirectUri, { code, state: request.fields.state }))
+}
+
+/** The page after a sign-in step: the consent page (by redirect), the second step, or the step again with its error. */
+async function answerStep(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  request: Extract<AuthorizationRequest, { ok: true }>,
+  outcome: StepOutcome,
+  step: 'sign_in' | 'two_factor',
+) {
+  switch (outcome.kind) {
+    case 'throttled':
+      return res
+        .status(429)
+        .type('html')
+        .send(errorPage('Too many failed sign-in attempts. Try again later.'))
+    case 'signed_in':
+      return res.redirect(303, `/oauth/authorize?${requestQuery(request)}`)
+    case 'expired':
+      return renderForSession(ctx, req, res, request, 'The sign-in has expired. Sign in again.')
+    case 'wrong':
+      if (step === 'sign_in') return renderForSession(ctx, req, res, request, outcome.error)
+      return showSecondStep(ctx, req, res, request, 401, outcome.error)
+    case 'second_factor':
+      return showSecondStep(ctx, req, res, request, 200, undefined, outcome.keyOptions)
+  }
+}
+
+async function showSecondStep(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  request: Extract<AuthorizationRequest, { ok: true }>,
+  status: number,
+  error?: string,
+  keyOptions?: unknown,
+) {
+  const secret = ctx.config.SESSION_SECRET
+  const userId = pendingSignInUserId(req, secret)
+  const options = keyOptions ?? (userId ? await secondFactorOptions(ctx, userId) : undefined)
+  const nonce = randomBytes(16).toString('base64')
+  res.set({
+    'Cache-Control': 'no-store',
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; form-action ${formTargets(request.redirectUri)}`,
+  })
+  res
+    .status(status)
+    .type('html')
+    .send(
+      twoFactorPage({
+        action: '/oauth/authorize',
+        fields: request.fields,
+        csrf: csrfToken(req, res, secret, ctx.config.PUBLIC_URL.startsWith('https:')),
+        error,
+        keyOptions: options,
+        nonce,
+      }),
+    )
 }

@@ -71,3 +71,63 @@ export function errorPage(message: string) {
     `<h1>Something is wrong with this request</h1><p class="error" role="alert">${escape(message)}</p>`,
   )
 }
+
+/**
+ * The second step of signing in (docs/security.md, "Two-factor sign-in"): a code from the authenticator app or a
+ * recovery code, or a security key when the user has one (a button whose script, allowed by its nonce, asks the
+ * browser for the key and sends its answer in the form).
+ */
+export function twoFactorPage(o: {
+  action: string
+  fields: Record<string, string | undefined>
+  csrf: string
+  error?: string
+  keyOptions?: unknown
+  nonce?: string
+}) {
+  const key =
+    o.keyOptions && o.nonce
+      ? `<form method="post" action="${escape(o.action)}" id="key-form">
+${hidden({ ...o.fields, action: 'two_factor', csrf_token: o.csrf })}<input type="hidden" name="credential" value="">
+<p>Or use your security key:</p>
+<button type="button" id="webauthn" data-mode="get" data-options="${escape(JSON.stringify(o.keyOptions))}">Use security key</button>
+<p class="error" id="webauthn-error" role="alert"></p>
+</form>${webauthnScript(o.nonce)}`
+      : ''
+  return layout(
+    'Two-factor authentication',
+    `<h1>Two-factor authentication</h1>
+${o.error ? `<p class="error" role="alert">${escape(o.error)}</p>` : ''}
+<form method="post" action="${escape(o.action)}">
+${hidden({ ...o.fields, action: 'two_factor', csrf_token: o.csrf })}
+<label for="code">Enter the code from your authenticator app, or a recovery code</label><input id="code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required autofocus>
+<button type="submit">Verify</button>
+</form>${key}`,
+  )
+}
+
+/**
+ * The only script of the pages: asks the browser for a security key (create or get, per the button's
+ * `data-mode`) with the server's options, and sends the answer as JSON in the form's `credential` field.
+ */
+export function webauthnScript(nonce: string) {
+  return `<script nonce="${escape(nonce)}">
+(() => {
+  const button = document.getElementById('webauthn')
+  const problem = document.getElementById('webauthn-error')
+  button.addEventListener('click', async () => {
+    try {
+      const options = JSON.parse(button.dataset.options)
+      const credential = button.dataset.mode === 'create'
+        ? await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) })
+        : await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) })
+      const form = button.closest('form')
+      form.elements.credential.value = JSON.stringify(credential.toJSON())
+      form.submit()
+    } catch (err) {
+      problem.textContent = 'The security key did not answer: ' + err.message
+    }
+  })
+})()
+</script>`
+}

@@ -92,3 +92,33 @@ export function validCsrf(req: Request, secret: string, token: unknown): boolean
   const subject = csrfSubject(req)
   return typeof token === 'string' && !!subject && equal(token, mac(secret, `csrf:${subject}`))
 }
+
+/**
+ * Between the password and the second factor (docs/security.md, "Two-factor sign-in"): a cookie
+ * `<user id>.<expiry>.<HMAC>` saying the password was right, for 5 minutes. It opens nothing by itself: only the
+ * second factor turns it into a sign-in session.
+ */
+const PENDING_COOKIE = 'roost_two_factor'
+const PENDING_LIFETIME_MS = 5 * 60 * 1000
+
+export function startPendingSignIn(res: Response, secret: string, userId: string, secure: boolean) {
+  const payload = `${userId}.${Date.now() + PENDING_LIFETIME_MS}`
+  res.cookie(PENDING_COOKIE, `${payload}.${mac(secret, `pending:${payload}`)}`, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: '/',
+    maxAge: PENDING_LIFETIME_MS,
+  })
+}
+
+/** The user whose password was right, if the pending cookie is genuine and not expired. */
+export function pendingSignInUserId(req: Request, secret: string): string | undefined {
+  const [userId, expires, signature] = readCookie(req, PENDING_COOKIE)?.split('.') ?? []
+  if (!userId || !expires || !signature) return undefined
+  if (!equal(signature, mac(secret, `pending:${userId}.${expires}`)) || Number(expires) < Date.now())
+    return undefined
+  return userId
+}
+
+export const endPendingSignIn = (res: Response) => res.clearCookie(PENDING_COOKIE, { path: '/' })

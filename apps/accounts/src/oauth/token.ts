@@ -93,6 +93,8 @@ export async function token(ctx: AccountsContext, req: Request, res: Response) {
       await throttle.fail([login && `login:${login}`])
       throw invalidGrant()
     }
+    // A password alone does not open an account with two-factor sign-in (Mastodon's Doorkeeper config too).
+    if (user.otp_enabled_at) throw invalidGrant()
     const granted = grantableScopes(user.role, scopes)
     if (!granted.length) throw invalidScope()
     return res.json(

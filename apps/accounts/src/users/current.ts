@@ -22,10 +22,13 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
   const userId = req.token?.userId
   if (!userId) throw userRequired()
   // The user, the account and the token's app in one round trip (docs/performance.md, "Write path").
-  const [user, account, application] =
-    (await firstRowPerTable<[UserRow, AccountRow, Partial<NonNullable<CurrentUser['application']>>]>(
+  const [user, account, token, application] =
+    (await firstRowPerTable<
+      [UserRow, AccountRow, { last_used_at: Date | null }, Partial<NonNullable<CurrentUser['application']>>]
+    >(
       ctx.db,
-      `SELECT users.*, accounts.*, oauth_applications.id, oauth_applications.name, oauth_applications.website
+      `SELECT users.*, accounts.*, oauth_access_tokens.last_used_at,
+              oauth_applications.id, oauth_applications.name, oauth_applications.website
          FROM users JOIN accounts ON accounts.id = users.account_id
          LEFT JOIN oauth_access_tokens ON oauth_access_tokens.id = ?
          LEFT JOIN oauth_applications ON oauth_applications.id = oauth_access_tokens.application_id
@@ -36,6 +39,7 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
   const refusal = loginRefusal({ ...user, suspended_at: account.suspended_at })
   if (refusal) throw forbidden(refusal)
   await noteActivity(ctx, user)
+  await noteTokenUse(ctx, req.token!.tokenId, token?.last_used_at ?? null)
   return {
     user,
     account,
@@ -44,6 +48,13 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
 }
 
 const DAY_MS = 24 * 3600 * 1000
+const HOUR_MS = 3600 * 1000
+
+/** The sessions page's "last used" (docs/security.md, "Sessions and apps"): moved at most once an hour. */
+async function noteTokenUse(ctx: AccountsContext, tokenId: string, last: Date | null) {
+  if (last && Date.now() - new Date(last).getTime() < HOUR_MS) return
+  await ctx.db('oauth_access_tokens').where({ id: tokenId }).update({ last_used_at: ctx.db.fn.now() })
+}
 
 /**
  * Mastodon's user tracking: each request moves `current_sign_in_at` forward, at most once a day. Home and list

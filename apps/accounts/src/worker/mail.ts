@@ -13,6 +13,7 @@ type Config = Pick<AccountsWorkerConfig, 'PUBLIC_URL' | 'LOCAL_DOMAIN' | 'INSTAN
 interface Recipient {
   id: string
   email: string
+  unconfirmed_email: string | null
   locale: string
   username: string
   confirmed_at: Date | null
@@ -29,6 +30,7 @@ const recipient = (db: Knex, userId: string): Promise<Recipient | undefined> =>
     .first(
       'users.id',
       'users.email',
+      'users.unconfirmed_email',
       'users.locale',
       'accounts.username',
       'users.confirmed_at',
@@ -93,6 +95,64 @@ export function mailProcessor(d: { db: Knex; config: Config; mailer: Mailer; con
       const user = await recipient(d.db, m.userId)
       if (!user) return undefined
       return out('password_changed', user, { username: user.username, resetUrl: `${base}/auth/password/new` })
+    },
+    async 'mail.two_factor_enabled'(m) {
+      const user = await recipient(d.db, m.userId)
+      if (!user) return undefined
+      return out('two_factor_enabled', user, {
+        username: user.username,
+        settingsUrl: `${base}/settings/two_factor`,
+      })
+    },
+    async 'mail.two_factor_disabled'(m) {
+      const user = await recipient(d.db, m.userId)
+      if (!user) return undefined
+      return out('two_factor_disabled', user, {
+        username: user.username,
+        settingsUrl: `${base}/settings/two_factor`,
+      })
+    },
+    async 'mail.suspicious_sign_in'(m) {
+      const [user, signIn] = await Promise.all([
+        recipient(d.db, m.userId),
+        d.db('user_sign_ins').where({ id: m.signInId }).first('ip', 'user_agent', 'created_at'),
+      ])
+      if (!user || !signIn) return undefined
+      return out('suspicious_sign_in', user, {
+        username: user.username,
+        ip: signIn.ip,
+        userAgent: signIn.user_agent,
+        when: new Date(signIn.created_at).toUTCString(),
+        resetUrl: `${base}/auth/password/new`,
+      })
+    },
+    async 'mail.email_change'(m) {
+      const user = await recipient(d.db, m.userId)
+      if (!user?.unconfirmed_email || user.suspended_at) return undefined
+      const newEmail = user.unconfirmed_email
+      const token = await d.db.transaction((trx) =>
+        issueUserToken(trx, user.id, 'confirmation', { email: newEmail }),
+      )
+      // To the new address: the change happens only when its owner opens the link.
+      return out(
+        'email_change',
+        { ...user, email: newEmail },
+        {
+          username: user.username,
+          newEmail,
+          link: `${base}/auth/confirmation?confirmation_token=${encodeURIComponent(token)}`,
+          days: CONFIRMATION_LIFETIME_MS / DAY_MS,
+        },
+      )
+    },
+    async 'mail.email_change_warning'(m) {
+      const user = await recipient(d.db, m.userId)
+      if (!user?.unconfirmed_email) return undefined
+      return out('email_change_warning', user, {
+        username: user.username,
+        newEmail: user.unconfirmed_email,
+        resetUrl: `${base}/auth/password/new`,
+      })
     },
     async 'mail.admin_pending_account'(m) {
       const [to, pending] = await Promise.all([

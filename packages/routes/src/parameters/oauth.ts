@@ -35,9 +35,11 @@ export const showAuthorizationParams = z.object(authorizationRequest)
 /** POST /oauth/authorize (the page's forms) */
 export const decideAuthorizationParams = z.object({
   ...authorizationRequest,
-  action: string('sign_in, approve or deny'),
+  action: string('sign_in, two_factor, approve or deny'),
   email: string('Sign-in e-mail address'),
   password: string('Sign-in password'),
+  code: string('two_factor: a code of the authenticator app, or a recovery code'),
+  credential: string('two_factor: a security key’s answer (WebAuthn, JSON)'),
   csrf_token: string('The form’s CSRF token'),
 })
 
