@@ -40,6 +40,7 @@ import * as watchedFollows from './20261128030001_watched_follows'
 import * as mediaProcessing from './20261129030001_media_processing'
 import * as mediaCleanup from './20261129040001_media_cleanup'
 import * as userTokens from './20261129035000_user_tokens'
+import * as customEmojis from './20261129050001_custom_emojis'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -87,4 +88,5 @@ export const migrations: Migration[] = [
   { name: '20261129030001_media_processing', ...mediaProcessing },
   { name: '20261129035000_user_tokens', ...userTokens },
   { name: '20261129040001_media_cleanup', ...mediaCleanup },
+  { name: '20261129050001_custom_emojis', ...customEmojis },
 ]
