@@ -64,6 +64,10 @@ export interface AccountRow {
 
 /** One custom emoji an account's profile uses, kept on the account (`accounts.emojis`). */
 export interface AccountEmoji {
+  /** For the actor's Emoji tags: the emoji's id, its image's type and its last change. */
+  id?: string
+  content_type?: string | null
+  updated_at?: string
   shortcode: string
   file: string
   static_file: string | null

@@ -53,6 +53,9 @@ export async function emojisOfMany(
 
 /** What an account keeps of an emoji its profile uses (`accounts.emojis`). */
 export const accountEmoji = (row: CustomEmojiRow): AccountEmoji => ({
+  id: row.id,
+  content_type: row.content_type,
+  updated_at: new Date(row.updated_at).toISOString(),
   shortcode: row.shortcode,
   file: row.file,
   static_file: row.static_file,
