@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
+import type { Test } from 'supertest'
 import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { post, signUp } from '../accounts/social/helpers'
@@ -55,7 +56,7 @@ afterAll(async () => {
 const db = () => stack.accounts.ctx.db
 const inbox = () => `${stack.url}/inbox`
 const upload = (shortcode: string, image: Buffer, fields: Record<string, string> = {}) => {
-  let req = (admin as unknown as { post: (p: string) => import('supertest').Test })
+  let req = (admin as unknown as { post: (p: string) => Test })
     .post('/api/v1/admin/custom_emojis')
     .field('shortcode', shortcode)
   for (const [k, v] of Object.entries(fields)) req = req.field(k, v)
@@ -113,7 +114,7 @@ describe('local emojis', () => {
     expect((await upload('jpeg', jpeg).expect(422)).body).toEqual({
       error: 'Validation failed: Image content type is invalid',
     })
-    await (admin as unknown as { post: (p: string) => import('supertest').Test })
+    await (admin as unknown as { post: (p: string) => Test })
       .post('/api/v1/admin/custom_emojis')
       .field('shortcode', 'nothing')
       .expect(422, { error: "Validation failed: Image can't be blank" })
@@ -142,20 +143,20 @@ describe('local emojis', () => {
     expect(account.emojis).toEqual([expect.objectContaining({ shortcode: 'blobcat' })])
 
     // Hidden from the picker: not listed, still shown.
-    await (admin as unknown as { patch: (p: string) => import('supertest').Test })
+    await (admin as unknown as { patch: (p: string) => Test })
       .patch(`/api/v1/admin/custom_emojis/${blobcatId}`)
       .send({ visible_in_picker: false })
       .expect(200)
     expect((await stack.api().get('/api/v1/custom_emojis').expect(200)).body).toEqual([])
     expect((await alice.get(`/api/v1/statuses/${id}`).expect(200)).body.emojis).toHaveLength(1)
     // Disabled: shown nowhere, the account's too.
-    await (admin as unknown as { patch: (p: string) => import('supertest').Test })
+    await (admin as unknown as { patch: (p: string) => Test })
       .patch(`/api/v1/admin/custom_emojis/${blobcatId}`)
       .send({ disabled: true })
       .expect(200)
     expect((await alice.get(`/api/v1/statuses/${id}`).expect(200)).body.emojis).toEqual([])
     expect((await stack.api().get(`/api/v1/accounts/${alice.accountId}`).expect(200)).body.emojis).toEqual([])
-    await (admin as unknown as { patch: (p: string) => import('supertest').Test })
+    await (admin as unknown as { patch: (p: string) => Test })
       .patch(`/api/v1/admin/custom_emojis/${blobcatId}`)
       .send({ disabled: false, visible_in_picker: true })
       .expect(200)
@@ -302,7 +303,7 @@ describe('remote emojis', () => {
     })
     expect(account.emojis).toEqual([expect.objectContaining({ shortcode: 'ablobwave' })])
     const remote = await db()('custom_emojis').where({ shortcode: 'ablobwave', domain: peer.domain }).first()
-    const copied = await (admin as unknown as { post: (p: string) => import('supertest').Test })
+    const copied = await (admin as unknown as { post: (p: string) => Test })
       .post(`/api/v1/admin/custom_emojis/${remote.id}/copy`)
       .expect(200)
     expect(copied.body).toMatchObject({ shortcode: 'ablobwave', domain: null })
@@ -311,7 +312,7 @@ describe('remote emojis', () => {
         (e: { shortcode: string }) => e.shortcode,
       ),
     ).toContain('ablobwave')
-    const listed = await (admin as unknown as { get: (p: string) => import('supertest').Test })
+    const listed = await (admin as unknown as { get: (p: string) => Test })
       .get(`/api/v1/admin/custom_emojis?remote=true&by_domain=${peer.domain}`)
       .expect(200)
     expect(listed.body.map((e: { shortcode: string }) => e.shortcode).sort()).toEqual([

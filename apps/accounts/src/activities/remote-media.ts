@@ -109,14 +109,12 @@ export async function fetchRemoteEmoji(
     throw err
   }
   const updated = await db.transaction(async (trx) => {
-    const n = await trx('custom_emojis')
-      .where({ id, image_remote_url: url, needs_fetch: true })
-      .update({
-        file: stored.file,
-        static_file: stored.staticFile,
-        content_type: stored.type,
-        needs_fetch: false,
-      })
+    const n = await trx('custom_emojis').where({ id, image_remote_url: url, needs_fetch: true }).update({
+      file: stored.file,
+      static_file: stored.staticFile,
+      content_type: stored.type,
+      needs_fetch: false,
+    })
     if (n) await refreshAccountsUsing(trx, emoji.domain, emoji.shortcode)
     return n
   })

@@ -168,16 +168,20 @@ const likeEscaped = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
  */
 export async function refreshAccountsUsing(db: Knex, domain: string | null, shortcode: string) {
   const pattern = `%:${likeEscaped(shortcode)}:%`
-  const accounts: { id: string; display_name: string; note: string; fields: { name: string; value: string }[] }[] =
-    await db('accounts')
-      .andWhereRaw("coalesce(domain, '') = ?", [domain ?? ''])
-      .andWhere((q) =>
-        q
-          .whereRaw('display_name LIKE ?', [pattern])
-          .orWhereRaw('note LIKE ?', [pattern])
-          .orWhereRaw('fields::text LIKE ?', [pattern]),
-      )
-      .select('id', 'display_name', 'note', 'fields')
+  const accounts: {
+    id: string
+    display_name: string
+    note: string
+    fields: { name: string; value: string }[]
+  }[] = await db('accounts')
+    .andWhereRaw("coalesce(domain, '') = ?", [domain ?? ''])
+    .andWhere((q) =>
+      q
+        .whereRaw('display_name LIKE ?', [pattern])
+        .orWhereRaw('note LIKE ?', [pattern])
+        .orWhereRaw('fields::text LIKE ?', [pattern]),
+    )
+    .select('id', 'display_name', 'note', 'fields')
   for (const a of accounts) await refreshAccountEmojis(db, a.id, domain, a)
 }
 

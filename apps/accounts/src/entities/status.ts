@@ -134,7 +134,12 @@ export async function renderStatuses(
   const accounts = fresh
     ? new Map<string, AccountRow>([fresh.author, ...fresh.mentioned].map((a) => [a.id, a]))
     : undefined
-  const authors = accounts ?? (await accountsById(db, all.map((s) => s.account_id)))
+  const authors =
+    accounts ??
+    (await accountsById(
+      db,
+      all.map((s) => s.account_id),
+    ))
   const domains = new Map(all.map((s) => [s.id, authors.get(s.account_id)?.domain ?? null]))
   const [media, facts, polls, filters] = await Promise.all([
     fresh
@@ -169,7 +174,13 @@ export async function renderStatuses(
   )
   const mentionedAccounts = accounts
     ? accounts
-    : new Map([...authors, ...(await accountsById(db, all.flatMap((s) => mentionedIds(s.id))))])
+    : new Map([
+        ...authors,
+        ...(await accountsById(
+          db,
+          all.flatMap((s) => mentionedIds(s.id)),
+        )),
+      ])
   // Custom emojis of its text, warning and poll options, from its author's server (Mastodon's Status#emojis).
   const emojis = await emojisOfMany(
     db,

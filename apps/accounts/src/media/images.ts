@@ -246,7 +246,9 @@ export async function storeEmojiFiles(
   if (stored.type === 'image/png' && !stored.animated)
     return { file: stored.file, staticFile: stored.file, type: stored.type }
   try {
-    const still = await sharp((await files.read(stored.file))!, { pages: 1 }).png().toBuffer()
+    const still = await sharp((await files.read(stored.file))!, { pages: 1 })
+      .png()
+      .toBuffer()
     const staticFile = newFileName('png')
     await files.put(staticFile, still, 'image/png')
     return { file: stored.file, staticFile, type: stored.type }

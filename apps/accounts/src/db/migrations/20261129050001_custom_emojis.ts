@@ -25,9 +25,13 @@ export async function up(db: Knex): Promise<void> {
     t.text('category')
     t.timestamps(true, true)
   })
-  await db.raw("CREATE UNIQUE INDEX custom_emojis_shortcode_domain ON custom_emojis (shortcode, coalesce(domain, ''))")
-  await db.raw('CREATE INDEX custom_emojis_file ON custom_emojis (file) WHERE file <> \'\'')
-  await db.raw('CREATE INDEX custom_emojis_static_file ON custom_emojis (static_file) WHERE static_file IS NOT NULL')
+  await db.raw(
+    "CREATE UNIQUE INDEX custom_emojis_shortcode_domain ON custom_emojis (shortcode, coalesce(domain, ''))",
+  )
+  await db.raw("CREATE INDEX custom_emojis_file ON custom_emojis (file) WHERE file <> ''")
+  await db.raw(
+    'CREATE INDEX custom_emojis_static_file ON custom_emojis (static_file) WHERE static_file IS NOT NULL',
+  )
   await db.schema.alterTable('accounts', (t) => {
     t.jsonb('emojis').notNullable().defaultTo('[]')
   })
