@@ -86,6 +86,8 @@ describe('route attributes the gateway reads', () => {
         .sort()
     expect(of((r) => r.body === 'upload')).toEqual([
       'PATCH /api/v1/accounts/update_credentials',
+      // A custom emoji's image (docs/emoji.md).
+      'POST /api/v1/admin/custom_emojis',
       'POST /api/v1/media',
       'POST /api/v2/media',
       // A new `thumbnail` (docs/media.md, "Video, audio and GIFs").

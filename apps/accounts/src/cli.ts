@@ -11,6 +11,7 @@
  *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
  *   npm run roost -- announcements publish ID | unpublish ID | delete ID
  *   npm run roost -- media remove [--days N] [--dry-run] | remove-orphans [--dry-run] | strip-metadata
+ *   npm run roost -- emoji import FILE|DIR [--category C] [--unlisted] | list | remove SHORTCODE
  *
  * It talks to Postgres (and, to suspend, Redis) directly from DATABASE_URL, REDIS_URL and REDIS_PREFIX, so it
  * needs none of the service's secrets. Events it records (a suspension) are published by the accounts worker. Exit codes: 0 done, 1 refused (unknown account, invalid input),
@@ -22,7 +23,7 @@ import { LoginRefusals, RevocationList } from '@roost/auth'
 import { createDatabase } from '@roost/db'
 import type { Knex } from '@roost/db'
 import { createRedis } from '@roost/events'
-import { Invalid } from '@roost/errors'
+import { Invalid, NotFound } from '@roost/errors'
 import { baseEnv, parseConfig } from '@roost/service'
 import type { BaseConfig } from '@roost/service'
 import { SCHEMA } from './db/migrations'
@@ -42,6 +43,7 @@ import {
   unsuspendAccount,
 } from './domain/moderation'
 import { MEDIA_OPTIONS, MEDIA_USAGE, mediaCommand } from './media/commands'
+import { EMOJI_OPTIONS, EMOJI_USAGE, emojiCommand } from './emoji-commands'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
 import { hashPassword } from './users/passwords'
@@ -61,7 +63,8 @@ const USAGE = `Usage: roost accounts <command>
   list              every announcement, published or not
   create TEXT [--starts-at ISO-TIME] [--ends-at ISO-TIME] [--all-day] [--draft]
   publish ID | unpublish ID | delete ID
-${MEDIA_USAGE}`
+${MEDIA_USAGE}
+${EMOJI_USAGE}`
 
 /** A problem the operator can fix: printed without a stack trace. */
 class CliError extends Error {
@@ -141,12 +144,14 @@ async function run(
       'all-day': { type: 'boolean' },
       draft: { type: 'boolean' },
       ...MEDIA_OPTIONS,
+      ...EMOJI_OPTIONS,
     },
   })
   const [group, command, name, extra] = positionals
   if (group === 'rules') return rules(db, command, name, values)
   if (group === 'announcements') return announcements(db, command, name, values)
   if (group === 'media') return mediaCommand(command, values, db, env, usage)
+  if (group === 'emoji') return emojiCommand(command, name, values, db, env, usage)
   if (group !== 'accounts' || !command) throw usage('Unknown command.')
   if (!name) throw usage('A username is required.')
 
@@ -293,6 +298,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
     if (err instanceof CliError) {
       console.error(err.message)
       return err.exitCode
+    }
+    if (err instanceof NotFound) {
+      console.error(err.message)
+      return 1
     }
     if (err instanceof Invalid) {
       // A validation failure (the sign-up rules give details): name each bad parameter.

@@ -60,6 +60,14 @@ import {
   unsuspend,
 } from './api/v1/admin/accounts'
 import { customEmojis } from './api/v1/custom_emojis'
+import {
+  copyAdminEmoji,
+  createAdminEmoji,
+  deleteAdminEmoji,
+  listAdminEmojis,
+  showAdminEmoji,
+  updateAdminEmoji,
+} from './api/v1/admin/custom_emojis'
 import { dismiss, listAnnouncements, react, unreact } from './api/v1/announcements'
 import {
   extendedDescription,
@@ -286,7 +294,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
 
   api.get('/api/v1/instance', on(instanceV1))
   api.get('/api/v2/instance', on(instanceV2))
-  api.get('/api/v1/custom_emojis', customEmojis)
+  api.get('/api/v1/custom_emojis', on(customEmojis))
   api.get('/api/v1/instance/rules', on(instanceRules))
   api.get('/api/v1/instance/domain_blocks', on(instanceDomainBlocks))
   api.get('/api/v1/instance/extended_description', on(extendedDescription))
@@ -457,4 +465,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/admin/ip_blocks', on(createIpBlock))
   api.put('/api/v1/admin/ip_blocks/:id', on(updateIpBlock))
   api.delete('/api/v1/admin/ip_blocks/:id', on(deleteIpBlock))
+  api.get('/api/v1/admin/custom_emojis', on(listAdminEmojis))
+  api.get('/api/v1/admin/custom_emojis/:id', on(showAdminEmoji))
+  api.post('/api/v1/admin/custom_emojis', on(createAdminEmoji))
+  api.patch('/api/v1/admin/custom_emojis/:id', on(updateAdminEmoji))
+  api.delete('/api/v1/admin/custom_emojis/:id', on(deleteAdminEmoji))
+  api.post('/api/v1/admin/custom_emojis/:id/copy', on(copyAdminEmoji))
 }

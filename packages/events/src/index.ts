@@ -89,6 +89,8 @@ export const activity = z.discriminatedUnion('event', [
   }),
   // A local account's profile changed: its remote followers' servers are sent an Update (docs/federation.md).
   event('account.updated', { accountId: id }),
+  // Other servers' custom emojis whose image is to copy (docs/emoji.md): the remote media consumer queues them.
+  event('custom_emojis.linked', { customEmojiIds: z.array(id).min(1) }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
   // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
   event('announcement.published', { announcementId: id }),
@@ -234,6 +236,8 @@ export type InboxActivity = z.infer<typeof inboxActivity>
 export const mediaJob = z.discriminatedUnion('event', [
   event('media.uploaded', { mediaAttachmentId: id }),
   event('media.fetch', { mediaAttachmentId: id }),
+  // Another server's custom emoji to copy (docs/emoji.md), by the same consumer, with a deterministic job id.
+  event('emoji.fetch', { customEmojiId: id }),
 ])
 export type MediaJob = z.infer<typeof mediaJob>
 

@@ -370,6 +370,20 @@ export const ROUTES: readonly Route[] = [
     params: P.ipBlockParams,
   }),
   route('DELETE', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
+  // Custom emojis: Roost additions (Mastodon manages them in its web admin only; docs/emoji.md), admins only.
+  route('GET', '/api/v1/admin/custom_emojis', ACCOUNTS, 'required', ['admin:read'], {
+    params: P.adminEmojisParams,
+  }),
+  route('GET', '/api/v1/admin/custom_emojis/:id', ACCOUNTS, 'required', ['admin:read']),
+  route('POST', '/api/v1/admin/custom_emojis', ACCOUNTS, 'required', ['admin:write'], {
+    body: 'upload',
+    params: P.adminCreateEmojiParams,
+  }),
+  route('PATCH', '/api/v1/admin/custom_emojis/:id', ACCOUNTS, 'required', ['admin:write'], {
+    params: P.adminUpdateEmojiParams,
+  }),
+  route('DELETE', '/api/v1/admin/custom_emojis/:id', ACCOUNTS, 'required', ['admin:write']),
+  route('POST', '/api/v1/admin/custom_emojis/:id/copy', ACCOUNTS, 'required', ['admin:write']),
 
   // Start-up calls and discovery (apps/accounts/src/api; docs/discovery.md)
   route('GET', '/api/v1/markers', ACCOUNTS, 'required', ['read:statuses'], { params: P.getMarkersParams }),

@@ -13,7 +13,9 @@ import { MediaToolError } from '../media/ffmpeg'
 import type { MediaFiles } from '../media/files'
 import { processedColumns } from '../media/processing'
 import { imageType } from '../media/storage'
-import type { MediaAttachmentRow } from '../db/rows'
+import type { CustomEmojiRow, MediaAttachmentRow } from '../db/rows'
+import { refreshAccountsUsing } from '../domain/custom_emojis'
+import { storeEmojiFiles } from '../media/images'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 
@@ -54,7 +56,70 @@ export function remoteMediaConsumer(db: Knex, queue: Queue, retryBaseMs: number)
     )
   }
 
-  return { 'status.created': copyMedia, 'status.updated': copyMedia }
+  /** Other servers' emojis to copy (docs/emoji.md): a job each, its id naming the image URL's version. */
+  async function copyEmojis({ customEmojiIds }: { customEmojiIds: string[] }) {
+    const rows: { id: string; updated_at: Date }[] = await db('custom_emojis')
+      .whereIn('id', customEmojiIds)
+      .where({ needs_fetch: true })
+      .select('id', 'updated_at')
+    if (!rows.length) return
+    await queue.addBulk(
+      rows.map(({ id, updated_at }) => ({
+        name: 'emoji.fetch',
+        data: { event: 'emoji.fetch', customEmojiId: id } satisfies MediaJob,
+        opts: {
+          jobId: `remote-emoji-${id}-${new Date(updated_at).getTime()}`,
+          attempts: REMOTE_MEDIA_ATTEMPTS,
+          backoff: { type: 'exponential', delay: retryBaseMs },
+          removeOnComplete: { age: 60, count: 1000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      })),
+    )
+  }
+
+  return { 'status.created': copyMedia, 'status.updated': copyMedia, 'custom_emojis.linked': copyEmojis }
+}
+
+/**
+ * Copies another server's custom emoji (the `emoji.fetch` job, docs/emoji.md), as Mastodon downloads an emoji's
+ * image: fetched like remote media, then re-encoded under the emoji limits (smaller than 256 KB, 400×400; PNG, GIF
+ * or WebP) with its still PNG. An emoji is shown only once copied; a new image (a later `updated`) replaces the old
+ * one, whose files are then deleted, and the profiles of that server that use it are refreshed. What cannot be
+ * copied for good stays unshown (the old image, if any, stays); a failing server is tried again.
+ */
+export async function fetchRemoteEmoji(
+  d: { db: Knex; federation: Federation; files: MediaFiles; logger: Logger },
+  id: string,
+): Promise<void> {
+  const { db, federation, files, logger } = d
+  const emoji: CustomEmojiRow | undefined = await db('custom_emojis').where({ id, needs_fetch: true }).first()
+  if (!emoji?.image_remote_url || !emoji.domain) return
+  const url = emoji.image_remote_url
+  if ((await domainPolicy(db, emoji.domain)).rejectMedia) return
+  let stored: Awaited<ReturnType<typeof storeEmojiFiles>>
+  try {
+    stored = await storeEmojiFiles(files, await federation.fetchMedia(url))
+  } catch (err) {
+    if (isFinal(err) || err instanceof Invalid) {
+      logger.info({ err, url }, 'remote emoji not copied')
+      await db('custom_emojis').where({ id, image_remote_url: url }).update({ needs_fetch: false })
+      return
+    }
+    throw err
+  }
+  const updated = await db.transaction(async (trx) => {
+    const n = await trx('custom_emojis').where({ id, image_remote_url: url, needs_fetch: true }).update({
+      file: stored.file,
+      static_file: stored.staticFile,
+      content_type: stored.type,
+      needs_fetch: false,
+    })
+    if (n) await refreshAccountsUsing(trx, emoji.domain, emoji.shortcode)
+    return n
+  })
+  const gone = updated ? [emoji.file, emoji.static_file] : [stored.file, stored.staticFile]
+  for (const file of new Set(gone)) if (file) await files.remove(file)
 }
 
 /** A fetch that will not go better later: the server refused (4xx but 408 and 429) or the file is too large. */

@@ -66,6 +66,42 @@ export interface AccountRow {
   featured_tags_url?: string | null
   /** The moved-to account, attached by the queries that render accounts (`withMovedTo`). */
   moved_to?: AccountRow | null
+  /** The custom emojis its name, bio and fields use, as rendered rows (domain/custom_emojis.ts). */
+  emojis?: AccountEmoji[]
+}
+
+/** One custom emoji an account's profile uses, kept on the account (`accounts.emojis`). */
+export interface AccountEmoji {
+  /** For the actor's Emoji tags: the emoji's id, its image's type and its last change. */
+  id?: string
+  content_type?: string | null
+  updated_at?: string
+  shortcode: string
+  file: string
+  static_file: string | null
+  visible_in_picker: boolean
+  category: string | null
+}
+
+/** A custom emoji (docs/emoji.md): local (`domain` null) or another server's, its image copied (`file`). */
+export interface CustomEmojiRow {
+  id: string
+  shortcode: string
+  domain: string | null
+  /** Empty until a remote emoji's image is copied. */
+  file: string
+  /** The first frame as PNG (Mastodon's `static` style). */
+  static_file: string | null
+  content_type: string | null
+  uri: string | null
+  image_remote_url: string | null
+  remote_updated_at: Date | null
+  needs_fetch: boolean
+  visible_in_picker: boolean
+  disabled: boolean
+  category: string | null
+  created_at: Date
+  updated_at: Date
 }
 
 export interface UserRow {
@@ -483,6 +519,7 @@ export interface Tables {
   domain_blocks: DomainBlockRow
   ip_blocks: IpBlockRow
   outbox: OutboxRow
+  custom_emojis: CustomEmojiRow
 }
 
 /** The row of a table: `RowOf<'users'>` is `UserRow`. */

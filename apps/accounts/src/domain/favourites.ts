@@ -3,9 +3,10 @@ import type { StatusRow } from '../db/rows'
 import * as outbox from '../outbox/outbox'
 
 /** Favourites a status; favouriting it again changes nothing and records nothing. */
-export async function favourite(trx: Knex, accountId: string, status: StatusRow) {
+export async function favourite(trx: Knex, accountId: string, status: StatusRow, uri?: string) {
   const [row] = await trx('favourites')
-    .insert({ account_id: accountId, status_id: status.id })
+    // A remote Like keeps its id, for an Undo that names it only by that (docs/federation.md, "Undo by id").
+    .insert({ account_id: accountId, status_id: status.id, ...(uri ? { uri } : {}) })
     .onConflict(['account_id', 'status_id'])
     .ignore()
     .returning('id')

@@ -1,5 +1,6 @@
 import { fieldValueHtml, textToHtml } from '../text/html'
 import type { AccountRow } from '../db/rows'
+import { renderCustomEmoji } from './custom_emoji'
 
 export interface Urls {
   /** The public base URL, no trailing slash. */
@@ -68,7 +69,8 @@ export function renderAccount(
     last_status_at: day(row.last_status_at),
     hide_collections: row.hide_collections,
     noindex: !row.indexable,
-    emojis: [],
+    // The custom emojis of its name, bio and fields, kept on the account (docs/emoji.md).
+    emojis: suspended ? [] : (row.emojis ?? []).map((e) => renderCustomEmoji(e, urls)),
     roles: !suspended && row.role ? highlightedRoles(row.role) : [],
     fields: suspended
       ? []

@@ -5,6 +5,8 @@ import { bigintArray } from '../queries/sql'
 import type { Urls } from './account'
 import type { AccountRow, MediaAttachmentRow, StatusRow } from '../db/rows'
 import { renderAccount } from './account'
+import { renderCustomEmoji } from './custom_emoji'
+import { emojisOfMany } from '../queries/custom_emojis'
 import { renderMediaAttachment } from './media_attachment'
 import { renderFilterResult } from './filter'
 import { pollsOf } from './poll'
@@ -129,6 +131,16 @@ export async function renderStatuses(
   const all = [...rows, ...originals]
   const ids = all.map((s) => s.id)
   const noPolls: Awaited<ReturnType<typeof pollsOf>> = new Map()
+  const accounts = fresh
+    ? new Map<string, AccountRow>([fresh.author, ...fresh.mentioned].map((a) => [a.id, a]))
+    : undefined
+  const authors =
+    accounts ??
+    (await accountsById(
+      db,
+      all.map((s) => s.account_id),
+    ))
+  const domains = new Map(all.map((s) => [s.id, authors.get(s.account_id)?.domain ?? null]))
   const [media, facts, polls, filters] = await Promise.all([
     fresh
       ? fresh.media
@@ -136,7 +148,7 @@ export async function renderStatuses(
     // A status just made has no replies, boosts or favourites, its author has not acted on it yet, and its
     // mentions and tags are known; only a reply joins a conversation its author may have muted.
     fresh && !fresh.isReply ? new Map<string, StatusFacts>() : statusFacts(db, ids, viewerId),
-    fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId),
+    fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId, urls, domains),
     viewerId ? activeFilters(db, viewerId) : [],
   ])
   const factsOf = (id: string) => facts.get(id) ?? NO_FACTS
@@ -160,9 +172,27 @@ export async function renderStatuses(
           )
         : [],
   )
-  const accounts = fresh
-    ? new Map([fresh.author, ...fresh.mentioned].map((a) => [a.id, a]))
-    : await accountsById(db, [...all.map((s) => s.account_id), ...all.flatMap((s) => mentionedIds(s.id))])
+  const mentionedAccounts = accounts
+    ? accounts
+    : new Map([
+        ...authors,
+        ...(await accountsById(
+          db,
+          all.flatMap((s) => mentionedIds(s.id)),
+        )),
+      ])
+  // Custom emojis of its text, warning and poll options, from its author's server (Mastodon's Status#emojis).
+  const emojis = await emojisOfMany(
+    db,
+    all.map((s) => {
+      const poll = polls.get(s.id) as { options?: { title: string }[] } | undefined
+      return {
+        key: s.id,
+        domain: domains.get(s.id),
+        texts: [s.spoiler_text, s.text, ...(poll?.options ?? []).map((o) => o.title)],
+      }
+    }),
+  )
 
   /** The text filters match (Mastodon's searchable text): spoiler, text, poll options, media descriptions. */
   const filterText = (s: StatusRow) => {
@@ -183,8 +213,8 @@ export async function renderStatuses(
       : []
 
   const render = (s: StatusRow): Record<string, unknown> => {
-    const account = accounts.get(s.account_id)!
-    const mentioned = mentionedIds(s.id).map((id) => accounts.get(id)!)
+    const account = mentionedAccounts.get(s.account_id)!
+    const mentioned = mentionedIds(s.id).map((id) => mentionedAccounts.get(id)!)
     const original = s.reblog_of_id ? originals.find((o) => o.id === s.reblog_of_id) : undefined
     const url = `${urls.base}/@${account.username}/${s.id}`
     return {
@@ -226,7 +256,7 @@ export async function renderStatuses(
         acct: a.domain ? `${a.username}@${a.domain}` : a.username,
       })),
       tags: tagsOf(s.id).map((name) => ({ name, url: `${urls.base}/tags/${encodeURIComponent(name)}` })),
-      emojis: [],
+      emojis: (emojis.get(s.id) ?? []).map((e) => renderCustomEmoji(e, urls)),
       card: null,
       poll: polls.get(s.id) ?? null,
     }

@@ -3,6 +3,7 @@ import type { AccountRow } from '../db/rows'
 import type { Federation } from './transport/client'
 import { FetchError } from './transport/client'
 import { domainBlockFor, isDomainBlocked, isUrlBlocked } from './domain-blocks'
+import { emojiTagsOf, refreshAccountEmojis, storeRemoteEmojis } from '../domain/custom_emojis'
 
 /**
  * Remote accounts (docs/federation.md, "Remote accounts"): actors of other servers, stored in the `accounts`
@@ -147,6 +148,22 @@ export async function storeActor(
   if (block?.reject_media || block?.severity === 'suspend')
     Object.assign(actor, { avatar_remote_url: null, header_remote_url: null })
   const columns = { ...actor, fetched_at: db.fn.now(), updated_at: db.fn.now() }
+  const row = await writeActor(db, columns, block)
+  // Its custom emojis (docs/emoji.md): stored for the worker to copy, and those already copied shown at once.
+  if (!block?.reject_media && block?.severity !== 'suspend') {
+    const tags = emojiTagsOf(json)
+    if (tags.length) await db.transaction((trx) => storeRemoteEmojis(trx, actor.domain, tags))
+  }
+  await refreshAccountEmojis(db, row.id, row.domain, row)
+  return { ...row, emojis: (await db('accounts').where({ id: row.id }).first('emojis')).emojis }
+}
+
+async function writeActor(
+  db: Knex,
+  columns: ReturnType<typeof parseActor> & Record<string, unknown>,
+  block: Awaited<ReturnType<typeof domainBlockFor>>,
+): Promise<AccountRow> {
+  const actor = columns
   const update = async () => {
     const { created_at: _created, ...changes } = columns
     const [row] = await db('accounts').where({ uri: actor.uri }).update(changes).returning('*')

@@ -27,6 +27,8 @@ export const FILE_COLUMNS: readonly (readonly [table: string, column: string])[]
   ['media_attachments', 'thumbnail_file'],
   ['accounts', 'avatar_file'],
   ['accounts', 'header_file'],
+  ['custom_emojis', 'file'],
+  ['custom_emojis', 'static_file'],
 ]
 
 const BATCH = 500

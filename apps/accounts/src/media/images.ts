@@ -226,3 +226,34 @@ export async function storeEmojiImage(files: MediaFiles, data: Buffer) {
   if (data.length >= EMOJI_LIMIT) throw tooLarge(EMOJI_LIMIT)
   return storeImage(files, data, 'emoji')
 }
+
+/** Mastodon's CustomEmoji IMAGE_MIME_TYPES: an emoji is a PNG, a GIF or a WebP image. */
+export const EMOJI_TYPES = ['image/png', 'image/gif', 'image/webp']
+
+/**
+ * A custom emoji's files (docs/emoji.md): the image (storeEmojiImage) and its `static` version, the first frame as
+ * a PNG (Mastodon's `static` style, `-coalesce`), which is the image itself when that is a still PNG already.
+ * Another type than PNG, GIF or WebP is a 422, as Mastodon's content type validation.
+ */
+export async function storeEmojiFiles(
+  files: MediaFiles,
+  data: Buffer,
+): Promise<{ file: string; staticFile: string; type: string }> {
+  const kind = imageType(data)
+  if (kind && !EMOJI_TYPES.includes(kind.type))
+    throw new Invalid('Validation failed: Image content type is invalid')
+  const stored = await storeEmojiImage(files, data)
+  if (stored.type === 'image/png' && !stored.animated)
+    return { file: stored.file, staticFile: stored.file, type: stored.type }
+  try {
+    const still = await sharp((await files.read(stored.file))!, { pages: 1 })
+      .png()
+      .toBuffer()
+    const staticFile = newFileName('png')
+    await files.put(staticFile, still, 'image/png')
+    return { file: stored.file, staticFile, type: stored.type }
+  } catch (err) {
+    await files.remove(stored.file)
+    throw new Invalid(UNDECODABLE, undefined, { cause: err })
+  }
+}

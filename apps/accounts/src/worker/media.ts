@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import { mediaJob, processor } from '@roost/events'
 import type { Logger } from '@roost/service'
-import { copyRemoteAttachment } from '../activities/remote-media'
+import { copyRemoteAttachment, fetchRemoteEmoji } from '../activities/remote-media'
 import type { Federation } from '../federation/transport/client'
 import type { MediaFiles } from '../media/files'
 import { failed, processUpload } from '../media/processing'
@@ -14,7 +14,7 @@ export const MEDIA_CONCURRENCY = 2
  * reporting its progress to the job (Bull Board shows it) and to the log every tenth; a file ffmpeg cannot
  * convert marks the attachment failed at once, and a job whose last attempt fails for another reason (storage)
  * marks it failed too, so that no upload waits for good. `media.fetch` copies a remote attachment
- * (docs/federation.md, "Remote media").
+ * (docs/federation.md, "Remote media"); `emoji.fetch` another server's custom emoji (docs/emoji.md).
  */
 export const mediaProcessor = (d: {
   db: Knex
@@ -26,6 +26,7 @@ export const mediaProcessor = (d: {
   processor({
     schema: mediaJob,
     async process(data, job) {
+      if (data.event === 'emoji.fetch') return fetchRemoteEmoji(d, data.customEmojiId)
       const id = data.mediaAttachmentId
       if (data.event === 'media.fetch') return copyRemoteAttachment({ ...d, timeoutMs: d.timeoutMs }, id)
       let logged = 0

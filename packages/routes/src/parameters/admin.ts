@@ -68,3 +68,30 @@ export const adminReportsParams = z.object({
   account_id: param.text(),
   target_account_id: param.text(),
 })
+
+/**
+ * POST /api/v1/admin/custom_emojis (a Roost addition: Mastodon manages emojis in its web admin only,
+ * docs/emoji.md): a shortcode and its image, with a category and whether pickers show it.
+ */
+export const adminCreateEmojiParams = z.object({
+  shortcode: param.text(),
+  image: param.file('The image: PNG, GIF or WebP, smaller than 256 KB (fitted into 400×400)'),
+  category: param.text(),
+  visible_in_picker: param.bool(),
+})
+
+/** PATCH /api/v1/admin/custom_emojis/:id (a Roost addition): only the given settings change. */
+export const adminUpdateEmojiParams = z.object({
+  category: param.text(),
+  visible_in_picker: param.bool(),
+  disabled: param.bool(),
+})
+
+/** GET /api/v1/admin/custom_emojis (a Roost addition): `local`, `remote` or both; a domain; a shortcode part. */
+export const adminEmojisParams = z.object({
+  ...param.page,
+  local: param.bool(),
+  remote: param.bool(),
+  by_domain: param.text(),
+  shortcode: param.text(),
+})

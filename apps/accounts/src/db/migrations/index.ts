@@ -42,6 +42,7 @@ import * as mediaCleanup from './20261129040001_media_cleanup'
 import * as fediContent from './20261129060001_fedi_content'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
+import * as customEmojis from './20261129050001_custom_emojis'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -89,6 +90,7 @@ export const migrations: Migration[] = [
   { name: '20261129030001_media_processing', ...mediaProcessing },
   { name: '20261129035000_user_tokens', ...userTokens },
   { name: '20261129040001_media_cleanup', ...mediaCleanup },
+  { name: '20261129050001_custom_emojis', ...customEmojis },
   { name: '20261129060001_fedi_content', ...fediContent },
   { name: '20261129070001_two_factor', ...twoFactor },
 ]

@@ -4,6 +4,7 @@ import type { AccountRow, MediaAttachmentRow, PollRow, StatusRow } from '../../d
 import { focalPointOf, focusOfMeta, remoteDescription } from '../../media/focus'
 import { attachmentsOf as currentAttachments } from '../../entities/status'
 import { pollOptionsOf, snapshot } from '../../domain/edits'
+import { emojiTagsOf, storeRemoteEmojis } from '../../domain/custom_emojis'
 import { favourite, unfavourite } from '../../domain/favourites'
 import type { RemotePoll } from '../../domain/polls'
 import { storeRemotePoll, vote } from '../../domain/polls'
@@ -14,7 +15,7 @@ import { storeTags } from '../../domain/tags'
 import * as outbox from '../../outbox/outbox'
 import { PUBLIC_COLLECTION } from '../render/contexts'
 import type { Federation } from '../transport/client'
-import { isUrlBlocked } from '../domain-blocks'
+import { domainPolicy, isUrlBlocked } from '../domain-blocks'
 import { findByUri, resolveActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 import { htmlText, sanitizeHtml } from './sanitize'
@@ -357,10 +358,21 @@ export async function createRemoteStatus(
     }
     if (poll) await storeRemotePoll(trx, row!.id, author.id, poll)
     await storeRemoteMentionsAndTags(trx, row!.id, object, mentioned, true)
+    await storeStatusEmojis(fed, trx, author, object)
     await countStatus(trx, author.id, visibility, 1)
     await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
     return row!
   })
+}
+
+/**
+ * The `Emoji` tags of a status (docs/emoji.md), stored per (shortcode, author's domain) for the worker to copy;
+ * the Status entity finds them by the shortcodes of its text. A host under `reject_media` sends none we keep.
+ */
+async function storeStatusEmojis(fed: Federation, trx: Knex, author: AccountRow, object: Json) {
+  const tags = emojiTagsOf(object)
+  if (!tags.length || !author.domain || (await domainPolicy(fed.db, author.domain)).rejectMedia) return
+  await storeRemoteEmojis(trx, author.domain, tags)
 }
 
 /** The usernames (lower case) the Mention tags name, for a match against addressed local accounts. */
@@ -436,6 +448,7 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
       next.language === fresh.language
     const pollOptions = await pollOptionsOf(trx, status.id)
     const pollEdited = await storeRemotePoll(trx, status.id, author.id, pollOf(object))
+    await storeStatusEmojis(fed, trx, author, object)
     if (sameText && sameMedia && !pollEdited) return
     if (!(await trx('status_edits').where({ status_id: status.id }).first('id')))
       await snapshot(trx, fresh, media, pollOptions, author.id, fresh.created_at)
@@ -621,7 +634,7 @@ export async function like(fed: Federation, account: AccountRow, activity: Json)
   await fed.db.transaction(async (trx) => {
     await lockActor(trx, account.id)
     if (uri && (await undone(trx, account.id, uri))) return
-    await favourite(trx, account.id, status)
+    await favourite(trx, account.id, status, uri)
   })
 }
 
@@ -633,13 +646,27 @@ export async function undoStatusActivity(fed: Federation, account: AccountRow, o
   const type = object && typeof object === 'object' ? (object as Json).type : undefined
   const uri = idOf(object)
   if (type === 'Like') {
-    const status = await statusByUri(fed, fed.db, idOf((object as Json).object))
+    const status =
+      (await statusByUri(fed, fed.db, idOf((object as Json).object))) ??
+      (uri ? await likedStatus(fed.db, account.id, uri) : undefined)
     await fed.db.transaction(async (trx) => {
       await lockActor(trx, account.id)
       const removed = status ? await unfavourite(trx, account.id, status) : false
       if (!removed && uri) await markUndone(trx, account.id, uri)
     })
     return
+  }
+  // An Undo naming its activity only by id (docs/federation.md, "Undo by id"): a Like of ours is found by the id
+  // the favourite kept; a boost, follow or block by theirs (below and in process.ts).
+  if (type === undefined && uri) {
+    const status = await likedStatus(fed.db, account.id, uri)
+    if (status) {
+      await fed.db.transaction(async (trx) => {
+        await lockActor(trx, account.id)
+        await unfavourite(trx, account.id, status)
+      })
+      return
+    }
   }
   if (type !== 'Announce' && type !== undefined) return
   if (!uri) return
@@ -653,6 +680,14 @@ export async function undoStatusActivity(fed: Federation, account: AccountRow, o
     if (boost) await deleteStatus(trx, boost)
     else if (type === 'Announce') await markUndone(trx, account.id, uri)
   })
+}
+
+/** The status an account's Like of this id favourited, when the favourite is still there. */
+async function likedStatus(db: Knex, accountId: string, likeUri: string): Promise<StatusRow | undefined> {
+  return db('statuses')
+    .join('favourites', 'favourites.status_id', 'statuses.id')
+    .where({ 'favourites.uri': likeUri, 'favourites.account_id': accountId })
+    .first('statuses.*')
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AccountRow } from '../../db/rows'
 import { mediaUrl } from '../../entities/account'
 import { fieldValueHtml, textToHtml } from '../../text/html'
 import { ACTOR_CONTEXT, PUBLIC_COLLECTION } from './contexts'
+import { emojiTag } from './emoji'
 import { actorUri, instanceActorUri, profileUrl, sharedInboxUri } from '../uris'
 
 /** Local accounts as ActivityPub actors (docs/federation.md, "Actors and keys"), built from their row and key. */
@@ -51,7 +52,7 @@ export function renderActor(account: AccountRow, publicKey: string, urls: Urls, 
     memorial: false,
     webfinger: `${account.username}@${localDomain}`,
     publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: publicKey },
-    tag: [],
+    tag: suspended ? [] : (account.emojis ?? []).map((e) => emojiTag(urls, e)),
     attachment: suspended
       ? []
       : account.fields.map((f) => ({ type: 'PropertyValue', name: f.name, value: fieldValueHtml(f.value) })),

@@ -19,6 +19,7 @@ export const ACTOR_CONTEXT = [
     suspended: 'toot:suspended',
     memorial: 'toot:memorial',
     indexable: 'toot:indexable',
+    Emoji: 'toot:Emoji',
   },
 ]
 
@@ -31,6 +32,7 @@ export const NOTE_CONTEXT = [
     blurhash: 'toot:blurhash',
     focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
     votersCount: 'toot:votersCount',
+    Emoji: 'toot:Emoji',
   },
 ]
 

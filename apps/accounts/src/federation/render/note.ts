@@ -1,6 +1,8 @@
 import type { Knex } from '@roost/db'
 import type { Urls } from '../../entities/account'
-import type { AccountRow, MediaAttachmentRow, PollRow, StatusRow } from '../../db/rows'
+import type { AccountRow, CustomEmojiRow, MediaAttachmentRow, PollRow, StatusRow } from '../../db/rows'
+import { emojisOfMany } from '../../queries/custom_emojis'
+import { emojiTag } from './emoji'
 import { mediaUrl } from '../../entities/account'
 import { focusOfMeta } from '../../media/focus'
 import { attachmentsOf } from '../../entities/status'
@@ -67,6 +69,8 @@ export interface NoteRows {
   parent: { status: Pick<StatusRow, 'id' | 'uri'>; author: AccountRow } | undefined
   /** Its author's first own public or unlisted replies to it, oldest first (ids and ActivityPub ids). */
   selfReplies: { id: string; uri: string }[]
+  /** The custom emojis its text, warning and poll options use (docs/emoji.md). */
+  emojis?: CustomEmojiRow[]
 }
 
 /** A local status's Note, from its rows alone. `now` decides whether its poll has ended. */
@@ -105,6 +109,7 @@ export function renderNote(urls: Urls, rows: NoteRows, now = new Date()): Note {
         href: `${urls.base}/tags/${encodeURIComponent(name)}`,
         name: `#${name}`,
       })),
+      ...(rows.emojis ?? []).map((e) => emojiTag(urls, e)),
     ],
     replies: repliesCollection(id, rows.selfReplies),
     ...(poll ? question(poll, now) : {}),
@@ -158,6 +163,14 @@ export async function renderNotes(
 
   const notes = new Map<string, Note>()
   const now = new Date()
+  const emojis = await emojisOfMany(
+    db,
+    statuses.map((s) => ({
+      key: s.id,
+      domain: accounts.get(s.account_id)?.domain ?? null,
+      texts: [s.spoiler_text, s.text, ...(polls.find((p) => p.status_id === s.id)?.options ?? [])],
+    })),
+  )
   for (const s of statuses) {
     const author = accounts.get(s.account_id)!
     const parent = parents.find((p) => p.id === s.in_reply_to_id)
@@ -175,6 +188,7 @@ export async function renderNotes(
         selfReplies: selfReplies
           .filter((r) => r.in_reply_to_id === s.id)
           .map((r) => ({ id: r.id, uri: r.uri ?? statusUri(urls, author.username, r.id) })),
+        emojis: emojis.get(s.id) ?? [],
       },
       now,
     )

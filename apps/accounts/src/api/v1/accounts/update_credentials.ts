@@ -9,6 +9,7 @@ import type { AccountRow } from '../../../db/rows'
 import { storeImage } from '../../../media/images'
 import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
+import { refreshAccountEmojis } from '../../../domain/custom_emojis'
 import { acceptFollowRequest } from '../../../domain/relationships'
 import { invalid, text, tooLong, Validation } from '../../../users/validation'
 import { credentialAccount } from './verify_credentials'
@@ -146,8 +147,11 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
       await trx('accounts')
         .where({ id: current.account.id })
         .update({ ...account, updated_at: trx.fn.now() })
-    if (Object.keys(account).length)
+    if (Object.keys(account).length) {
+      const saved: AccountRow = await trx('accounts').where({ id: current.account.id }).first()
+      await refreshAccountEmojis(trx, saved.id, null, saved)
       await outbox.add(trx, { event: 'account.updated', accountId: current.account.id })
+    }
     if (Object.keys(user).length) await trx('users').where({ id: current.user.id }).update(user)
     if (current.account.locked && account.locked === false) await acceptPendingFollowRequests(trx, current)
   })

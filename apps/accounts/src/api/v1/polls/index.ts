@@ -7,7 +7,8 @@ import { vote } from '../../../domain/polls'
 import { parseId } from '../../../domain/records'
 import { blockedEitherWay } from '../../../domain/relationships'
 import { findVisibleStatus } from '../../../domain/statuses'
-import { renderPoll } from '../../../entities/poll'
+import { urlsOf } from '../../../entities/account'
+import { pollEmojis, renderPoll } from '../../../entities/poll'
 import { optionalUser, requireUser } from '../../../users/current'
 
 /** A poll whose status the viewer can see; anything else is 404, as in Mastodon. */
@@ -28,7 +29,7 @@ async function answer(ctx: AccountsContext, res: Response, pollId: string, viewe
         .orderBy('id')
         .pluck('choice')
     : []
-  res.json(renderPoll(poll, viewerId, own))
+  res.json(renderPoll(poll, viewerId, own, await pollEmojis(ctx.db, poll, urlsOf(ctx.config))))
 }
 
 /** GET /api/v1/polls/:id */
