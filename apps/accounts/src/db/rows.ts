@@ -58,6 +58,8 @@ export interface AccountRow {
   avatar_remote_url?: string | null
   header_remote_url?: string | null
   fetched_at?: Date | null
+  /** Deleted by its owner: the row stays, suspended and emptied, to keep the username (domain/deletion.ts). */
+  deleted_at?: Date | null
 }
 
 export interface UserRow {
@@ -81,6 +83,53 @@ export interface UserRow {
   current_sign_in_at: Date
   /** The last change or reset of the password: the OAuth pages' sign-in sessions begun before it are over. */
   password_changed_at: Date | null
+  /** The invite the user signed up with (domain/invites.ts). */
+  invite_id?: string | null
+}
+
+/** An invite link, /invite/:code (Mastodon's Invite; domain/invites.ts). */
+export interface InviteRow {
+  id: string
+  user_id: string
+  code: string
+  /** Null: any number of uses. */
+  max_uses: number | null
+  uses: number
+  /** Null: never expires. */
+  expires_at: Date | null
+  comment: string | null
+  created_at: Date
+}
+
+/** An archive of one's data, a zip built by the accounts worker (Mastodon's Backup; domain/archives.ts). */
+export interface ArchiveRow {
+  id: string
+  user_id: string
+  state: 'pending' | 'done' | 'failed'
+  /** The zip's name in MediaFiles once built. */
+  file: string | null
+  size: string | null
+  created_at: Date
+  finished_at: Date | null
+}
+
+export type ImportType = 'following' | 'blocking' | 'muting' | 'domain_blocking' | 'bookmarks' | 'lists'
+
+/** One CSV import (Mastodon's BulkImport) and its rows, processed by the accounts worker (domain/imports.ts). */
+export interface ImportRow {
+  id: string
+  account_id: string
+  type: ImportType
+  overwrite: boolean
+  original_filename: string | null
+  state: 'queued' | 'processing' | 'finished'
+  rows: Record<string, unknown>[]
+  total_items: number
+  processed_items: number
+  imported_items: number
+  failures: { row: number; value: string; error: string }[]
+  created_at: Date
+  finished_at: Date | null
 }
 
 /** A one-time token of a link sent by mail (confirmation, password reset), kept as its SHA-256 digest. */
@@ -415,6 +464,9 @@ export interface Tables {
   accounts: AccountRow
   users: UserRow
   user_tokens: UserTokenRow
+  invites: InviteRow
+  archives: ArchiveRow
+  imports: ImportRow
   oauth_applications: ApplicationRow
   oauth_access_tokens: AccessTokenRow
   statuses: StatusRow

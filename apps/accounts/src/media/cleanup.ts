@@ -27,6 +27,8 @@ export const FILE_COLUMNS: readonly (readonly [table: string, column: string])[]
   ['media_attachments', 'thumbnail_file'],
   ['accounts', 'avatar_file'],
   ['accounts', 'header_file'],
+  // Archives of one's data (worker/account-data.ts), removed after a week by their own sweep.
+  ['archives', 'file'],
 ]
 
 const BATCH = 500

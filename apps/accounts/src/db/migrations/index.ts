@@ -39,6 +39,7 @@ import * as statusStats from './20261128020001_status_stats'
 import * as watchedFollows from './20261128030001_watched_follows'
 import * as mediaProcessing from './20261129030001_media_processing'
 import * as mediaCleanup from './20261129040001_media_cleanup'
+import * as yourData from './20261129080001_your_data'
 import * as userTokens from './20261129035000_user_tokens'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
@@ -87,4 +88,5 @@ export const migrations: Migration[] = [
   { name: '20261129030001_media_processing', ...mediaProcessing },
   { name: '20261129035000_user_tokens', ...userTokens },
   { name: '20261129040001_media_cleanup', ...mediaCleanup },
+  { name: '20261129080001_your_data', ...yourData },
 ]
