@@ -248,7 +248,8 @@ export async function showImports(ctx: AccountsContext, req: Request, res: Respo
 
 /**
  * POST /settings/imports — a CSV upload (`data`), checked as Mastodon's Form::Import (size, rows, columns) before
- * anything is stored; a refused file changes nothing.
+ * anything is stored; a refused file changes nothing, an accepted one leads back to the page of imports, where its
+ * progress shows.
  */
 export async function postImport(ctx: AccountsContext, req: Request, res: Response) {
   const me = await requireSettingsUser(ctx, req, res)
@@ -264,9 +265,8 @@ export async function postImport(ctx: AccountsContext, req: Request, res: Respon
     await ctx.db.transaction((trx) =>
       createImport(trx, me.account.id, type, overwrite, file.originalname || null, parsed),
     )
-    await renderImports(ctx, req, res, me, 200, {
-      notice: `${parsed.rows.length} row${parsed.rows.length === 1 ? '' : 's'} will be imported: this page shows the progress.`,
-    })
+    // Post/Redirect/Get: reloading the page that shows the progress must not send the file again.
+    res.redirect(303, '/settings/imports')
   } catch (err) {
     if (!(err instanceof Invalid)) throw err
     await renderImports(ctx, req, res, me, 422, { error: err.message })
