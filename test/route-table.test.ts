@@ -90,10 +90,13 @@ describe('route attributes the gateway reads', () => {
       'POST /api/v1/admin/custom_emojis',
       'POST /api/v1/media',
       'POST /api/v2/media',
+      // A CSV import, up to Mastodon's 20 MB (docs/security.md, "Your data").
+      'POST /settings/imports',
       // A new `thumbnail` (docs/media.md, "Video, audio and GIFs").
       'PUT /api/v1/media/:id',
     ])
-    expect(of((r) => r.signUp)).toEqual(['POST /api/v1/accounts'])
+    // The invite page's form signs up too (docs/security.md, "Invites").
+    expect(of((r) => r.signUp)).toEqual(['POST /api/v1/accounts', 'POST /invite/:code'])
     // Mastodon counts edits in the statuses family too.
     expect(of((r) => r.rateLimit?.includes('statuses'))).toEqual([
       'PATCH /api/v1/statuses/:id',

@@ -162,6 +162,15 @@ const mailEnv = {
 }
 
 /** The accounts service's environment (documented in .env.example). */
+/**
+ * Mastodon's follow ceiling (FollowLimitValidator): an account may follow this many accounts, or above that
+ * its followers_count × MAX_FOLLOWS_RATIO, whichever is larger. The worker applies it to imported follows.
+ */
+const followCeilingEnv = {
+  MAX_FOLLOWS_THRESHOLD: z.coerce.number().int().min(0).default(7500),
+  MAX_FOLLOWS_RATIO: z.coerce.number().min(0).default(1.1),
+}
+
 export const accountsEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
   POLL_MIN_EXPIRATION_SECONDS,
@@ -224,14 +233,14 @@ export const accountsEnv = baseEnv.extend({
   REGISTRATIONS_MIN_AGE: z.coerce.number().int().min(0).max(120).default(0),
   /** Shown to clients in /api/v2/instance `registrations.message` (e.g. why sign-ups are closed). */
   REGISTRATIONS_MESSAGE: z.string().optional(),
+  /**
+   * The lowest role that may make invite links (Mastodon's `min_invite_role`, now its `invite_users` permission):
+   * `user` lets everyone invite, `moderator` staff, `admin` (Mastodon's default) admins only. Admins always may.
+   */
+  INVITES_MIN_ROLE: z.enum(['user', 'moderator', 'admin']).default('admin'),
   REQUIRE_EMAIL_CONFIRMATION,
   ...mailEnv,
-  /**
-   * Mastodon's follow ceiling (FollowLimitValidator): an account may follow this many accounts, or above that
-   * its followers_count × MAX_FOLLOWS_RATIO, whichever is larger.
-   */
-  MAX_FOLLOWS_THRESHOLD: z.coerce.number().int().min(0).default(7500),
-  MAX_FOLLOWS_RATIO: z.coerce.number().min(0).default(1.1),
+  ...followCeilingEnv,
   /**
    * Who sees GET /api/v1/instance/domain_blocks (Mastodon's `show_domain_blocks`): `disabled` (404), `users`
    * (signed-in users) or `all`; and who sees the public comment of each (`show_domain_blocks_rationale`).
@@ -283,6 +292,7 @@ export const accountsWorkerEnv = baseEnv.extend({
   REQUIRE_EMAIL_CONFIRMATION,
   INSTANCE_TITLE,
   ...mailEnv,
+  ...followCeilingEnv,
   /**
    * The largest attachment of a remote status the worker copies (Mastodon's remotable limit, its 99 MB
    * VIDEO_LIMIT); a larger one stays linked to its server (docs/federation.md, "Remote media").

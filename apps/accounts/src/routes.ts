@@ -22,6 +22,25 @@ import {
   setupTwoFactor,
   showTwoFactor,
 } from './settings/two_factor'
+import {
+  apiCreateInvite,
+  apiExpireInvite,
+  apiListInvites,
+  inviteSignUp,
+  postExpireInvite,
+  postInvite,
+  showInvite,
+  showInvites,
+} from './settings/invites'
+import {
+  downloadArchive,
+  downloadCsv,
+  postArchiveRequest,
+  postImport,
+  showExport,
+  showImports,
+} from './settings/your-data'
+import { postDelete, showDelete } from './settings/deletion'
 import { passwordChange } from './api/v1/user/password_change'
 import { hostMeta } from './api/federation/host-meta'
 import { nodeinfo, nodeinfoLinks } from './api/federation/nodeinfo'
@@ -248,6 +267,23 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/settings/email', on(showEmail))
   api.post('/settings/email', on(changeEmail))
   api.post('/api/v1/user/password_change', on(passwordChange))
+  // Invites, one's data and leaving (auth/; docs/security.md, "Invites", "Your data", "Leaving")
+  api.get('/invite/:code', on(showInvite))
+  api.post('/invite/:code', on(inviteSignUp))
+  api.get('/settings/invites', on(showInvites))
+  api.post('/settings/invites', on(postInvite))
+  api.post('/settings/invites/:id/expire', on(postExpireInvite))
+  api.get('/settings/export', on(showExport))
+  api.post('/settings/export', on(postArchiveRequest))
+  api.get('/settings/exports/archives/:id', on(downloadArchive))
+  api.get('/settings/exports/:file', on(downloadCsv))
+  api.get('/settings/imports', on(showImports))
+  api.post('/settings/imports', on(postImport))
+  api.get('/settings/delete', on(showDelete))
+  api.post('/settings/delete', on(postDelete))
+  api.get('/api/v1/invites', on(apiListInvites))
+  api.post('/api/v1/invites', on(apiCreateInvite))
+  api.delete('/api/v1/invites/:id', on(apiExpireInvite))
   api.get('/.well-known/oauth-authorization-server', on(authorizationServerMetadata))
   api.get('/.well-known/host-meta', on(hostMeta))
   api.get('/media/:file', on(serveMedia))

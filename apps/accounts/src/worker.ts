@@ -21,6 +21,7 @@ import { dailyMediaCleanup } from './media/cleanup'
 import { mediaProcessor } from './worker/media'
 import { mediaFilesOf } from './media/files'
 import { mailProcessor } from './worker/mail'
+import { accountDataProcessor, removeExpiredArchives } from './worker/account-data'
 
 /** How often the worker looks for timers that are overdue because their job was lost (a Redis without its data). */
 const SWEEP_EVERY_MS = 60_000
@@ -95,7 +96,9 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       distributePoll: consumers.federation.distributePoll,
       mediaCleanup: async () => {
         const done = await dailyMediaCleanup(db, files, config.MEDIA_CACHE_RETENTION_PERIOD)
-        logger.info(done, 'media cleanup done')
+        // Archives are kept a week (docs/security.md, "Your data").
+        const archives = await removeExpiredArchives(db, files)
+        logger.info({ ...done, archives }, 'media cleanup done')
       },
     }),
     [QUEUES.inbox]: inboxProcessor(db, federation, deliver, concurrency),
@@ -108,6 +111,15 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       timeoutMs: config.MEDIA_TRANSCODE_TIMEOUT_MS,
     }),
     [QUEUES.mail]: mailProcessor({ db, config, mailer, concurrency }),
+    [QUEUES.accountData]: accountDataProcessor({
+      db,
+      files,
+      federation,
+      deliver,
+      urls,
+      logger,
+      followCeiling: { threshold: config.MAX_FOLLOWS_THRESHOLD, ratio: config.MAX_FOLLOWS_RATIO },
+    }),
   }
   const sweep = () => sweepLostTimers(db, timers)
 

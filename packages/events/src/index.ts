@@ -259,6 +259,20 @@ export type Delivery = z.infer<typeof delivery>
  * locale and names when it sends, and makes the confirmation and reset links then (their tokens never sit in the
  * outbox or in Redis). The `admin_*` mails go to one moderator or admin each (`recipientUserId`).
  */
+/**
+ * A user's own data (queue `account-data`, the accounts worker; docs/security.md, "Your data"): an archive to build,
+ * a CSV import to process, an account its owner deleted to take apart. Ids only: the job reads its row.
+ */
+export const accountDataJob = z.discriminatedUnion('event', [
+  // The zip of one's posts, likes, bookmarks and media (Mastodon's BackupWorker).
+  event('archive.requested', { archiveId: id }),
+  // The rows of an uploaded CSV (Mastodon's BulkImportWorker and Import::RowWorker).
+  event('import.requested', { importId: id }),
+  // The owner deleted the account: its data is removed and its Delete sent (Mastodon's DeleteAccountService).
+  event('account.deletion_requested', { accountId: id }),
+])
+export type AccountDataJob = z.infer<typeof accountDataJob>
+
 export const mail = z.discriminatedUnion('event', [
   // An address to confirm: the link (GET /auth/confirmation?confirmation_token=…), at sign-up and on resend.
   event('mail.confirmation', { userId: id }),
@@ -294,6 +308,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   inboxActivity,
   ...mediaJob.options,
   ...mail.options,
+  ...accountDataJob.options,
 ])
 export type OutboxEvent = z.infer<typeof outboxEvent>
 export type EventName = OutboxEvent['event']
@@ -307,6 +322,7 @@ const queues = new Map<string, QueueName>([
   [inboxActivity.shape.event.value, QUEUES.inbox],
   ...mediaJob.options.map((o) => [o.shape.event.value, QUEUES.media] as const),
   ...mail.options.map((o) => [o.shape.event.value, QUEUES.mail] as const),
+  ...accountDataJob.options.map((o) => [o.shape.event.value, QUEUES.accountData] as const),
 ])
 export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
@@ -345,6 +361,8 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   [QUEUES.media]: { ...defaultJobOptions, attempts: 3 },
   // An SMTP server down or refusing for a while (4xx) delays mail by up to about an hour, as activities.
   [QUEUES.mail]: { ...defaultJobOptions, attempts: 12 },
+  // Each job picks up where a failed run stopped (the rows say what is left), so retrying is always safe.
+  [QUEUES.accountData]: { ...defaultJobOptions, attempts: 8 },
 }
 
 /** How long from now a timer's job waits (none for other events, or a moment already past). */

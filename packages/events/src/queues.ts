@@ -18,6 +18,8 @@ export const QUEUES = {
   media: 'media',
   /** E-mail to users and moderators, sent by the accounts worker over SMTP (docs/operations.md, "Mail"). */
   mail: 'mail',
+  /** A user's archives, CSV imports and self-deletion, by the accounts worker (docs/security.md, "Your data"). */
+  accountData: 'account-data',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -33,6 +35,7 @@ export const CONSUMERS = {
     QUEUES.deliveries,
     QUEUES.media,
     QUEUES.mail,
+    QUEUES.accountData,
   ],
   'push-worker': [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents],
 } as const satisfies Record<string, readonly QueueName[]>

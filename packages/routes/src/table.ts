@@ -77,6 +77,30 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/auth/password', ACCOUNTS, 'none', [], { params: P.passwordResetRequestParams }),
   route('GET', '/auth/password/edit', ACCOUNTS, 'none', [], { params: P.editPasswordParams }),
   route('POST', '/auth/password/edit', ACCOUNTS, 'none', [], { params: P.resetPasswordParams }),
+  // Invites, one's data and leaving (apps/accounts/src/auth, docs/security.md, "Invites" and "Your data"): pages
+  // signed in by the OAuth pages' session cookie, and the Roost API of invites (docs/mastodon-compatibility.md).
+  route('GET', '/invite/:code', ACCOUNTS, 'none'),
+  route('POST', '/invite/:code', ACCOUNTS, 'none', [], {
+    rateLimit: ['sign_ups'],
+    signUp: true,
+    params: P.inviteSignUpParams,
+  }),
+  route('GET', '/settings/invites', ACCOUNTS, 'none'),
+  route('POST', '/settings/invites', ACCOUNTS, 'none', [], { params: P.createInviteParams }),
+  route('POST', '/settings/invites/:id/expire', ACCOUNTS, 'none', [], { params: P.settingsFormParams }),
+  route('GET', '/settings/export', ACCOUNTS, 'none'),
+  route('POST', '/settings/export', ACCOUNTS, 'none', [], { params: P.settingsFormParams }),
+  route('GET', '/settings/exports/archives/:id', ACCOUNTS, 'none'),
+  route('GET', '/settings/exports/:file', ACCOUNTS, 'none'),
+  route('GET', '/settings/imports', ACCOUNTS, 'none'),
+  route('POST', '/settings/imports', ACCOUNTS, 'none', [], { body: 'upload', params: P.createImportParams }),
+  route('GET', '/settings/delete', ACCOUNTS, 'none'),
+  route('POST', '/settings/delete', ACCOUNTS, 'none', [], { params: P.deleteAccountParams }),
+  route('GET', '/api/v1/invites', ACCOUNTS, 'required', ['read:accounts']),
+  route('POST', '/api/v1/invites', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.createInviteParams,
+  }),
+  route('DELETE', '/api/v1/invites/:id', ACCOUNTS, 'required', ['write:accounts']),
   route('POST', '/api/v1/emails/confirmations', ACCOUNTS, 'required', ['write:accounts'], {
     params: P.resendConfirmationParams,
   }),

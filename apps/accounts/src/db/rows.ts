@@ -68,6 +68,8 @@ export interface AccountRow {
   moved_to?: AccountRow | null
   /** The custom emojis its name, bio and fields use, as rendered rows (domain/custom_emojis.ts). */
   emojis?: AccountEmoji[]
+  /** Deleted by its owner: the row stays, suspended and emptied, to keep the username (domain/deletion.ts). */
+  deleted_at?: Date | null
 }
 
 /** One custom emoji an account's profile uses, kept on the account (`accounts.emojis`). */
@@ -158,6 +160,53 @@ export interface UserSignInRow {
   ip: string
   user_agent: string
   created_at: Date
+  /** The invite the user signed up with (domain/invites.ts). */
+  invite_id?: string | null
+}
+
+/** An invite link, /invite/:code (Mastodon's Invite; domain/invites.ts). */
+export interface InviteRow {
+  id: string
+  user_id: string
+  code: string
+  /** Null: any number of uses. */
+  max_uses: number | null
+  uses: number
+  /** Null: never expires. */
+  expires_at: Date | null
+  comment: string | null
+  created_at: Date
+}
+
+/** An archive of one's data, a zip built by the accounts worker (Mastodon's Backup; domain/archives.ts). */
+export interface ArchiveRow {
+  id: string
+  user_id: string
+  state: 'pending' | 'done' | 'failed'
+  /** The zip's name in MediaFiles once built. */
+  file: string | null
+  size: string | null
+  created_at: Date
+  finished_at: Date | null
+}
+
+export type ImportType = 'following' | 'blocking' | 'muting' | 'domain_blocking' | 'bookmarks' | 'lists'
+
+/** One CSV import (Mastodon's BulkImport) and its rows, processed by the accounts worker (domain/imports.ts). */
+export interface ImportRow {
+  id: string
+  account_id: string
+  type: ImportType
+  overwrite: boolean
+  original_filename: string | null
+  state: 'queued' | 'processing' | 'finished'
+  rows: Record<string, unknown>[]
+  total_items: number
+  processed_items: number
+  imported_items: number
+  failures: { row: number; value: string; error: string }[]
+  created_at: Date
+  finished_at: Date | null
 }
 
 /** A one-time token of a link sent by mail (confirmation, password reset), kept as its SHA-256 digest. */
@@ -494,6 +543,9 @@ export interface Tables {
   accounts: AccountRow
   users: UserRow
   user_tokens: UserTokenRow
+  invites: InviteRow
+  archives: ArchiveRow
+  imports: ImportRow
   oauth_applications: ApplicationRow
   oauth_access_tokens: AccessTokenRow
   webauthn_credentials: WebauthnCredentialRow

@@ -29,6 +29,8 @@ export const FILE_COLUMNS: readonly (readonly [table: string, column: string])[]
   ['accounts', 'header_file'],
   ['custom_emojis', 'file'],
   ['custom_emojis', 'static_file'],
+  // Archives of one's data (worker/account-data.ts), removed after a week by their own sweep.
+  ['archives', 'file'],
 ]
 
 const BATCH = 500

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../context'
-import type { UserRow } from '../db/rows'
+import type { AccountRow, UserRow } from '../db/rows'
 import { problemPage } from '../auth/pages'
 import { expiredForm, pageThrottled } from '../auth/passwords'
 import { sessionUser } from '../oauth/authorize'
@@ -59,6 +59,25 @@ export async function settingsUser(
   }
   const user: UserRow = await ctx.db('users').where({ id: signedIn.id }).first()
   return { ...user, username: signedIn.username }
+}
+
+/** The signed-in user and their account, for the pages of invites, one's data and leaving. */
+export interface SettingsAccount {
+  user: UserRow
+  account: AccountRow
+}
+
+/** settingsUser with the user's account row. */
+export async function settingsAccount(
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+): Promise<SettingsAccount | undefined> {
+  const user = await settingsUser(ctx, req, res)
+  if (!user) return undefined
+  settingsHeaders(res)
+  const account: AccountRow = await ctx.db('accounts').where({ id: user.account_id }).first()
+  return { user, account }
 }
 
 /** A form's CSRF token: false after answering 403 when it is missing or wrong. */

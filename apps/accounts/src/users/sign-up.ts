@@ -3,6 +3,7 @@ import type { Params } from '@roost/service'
 import type { AccountsConfig } from '../config'
 import { generateRsaKeyPair } from '../federation/transport/keys'
 import { createUser, mailOnSignUp } from '../domain/users'
+import { useInvite } from '../domain/invites'
 import { hashPassword } from './passwords'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
 
@@ -124,21 +125,24 @@ export async function validateSignUp(
 
 /**
  * Creates the user of a validated sign-up in the state the server's registration mode gives it, in a transaction of
- * its own; an IP rule (`requiresApproval`) makes it wait for a moderator even when registrations are open.
+ * its own; an IP rule (`requiresApproval`) makes it wait for a moderator even when registrations are open. A usable
+ * invite (`inviteId`, checked by the caller with `usableInvite`) is approval enough, as Mastodon's
+ * `valid_invitation?`; its use is counted in the same transaction, and a use-up meanwhile refuses the sign-up (Gone).
  */
 export async function registerUser(
   db: Knex,
   config: AccountsConfig,
   signUp: SignUp,
-  applicationId: string,
-  options: { requiresApproval?: boolean } = {},
+  applicationId: string | null,
+  options: { requiresApproval?: boolean; inviteId?: string } = {},
 ) {
   const encryptedPassword = await hashPassword(signUp.password)
   // Mastodon makes an account's key pair when the account is made.
   const keys = await generateRsaKeyPair()
-  const approved = config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval
+  const approved = !!options.inviteId || (config.REGISTRATIONS_MODE === 'open' && !options.requiresApproval)
   const confirmed = !config.REQUIRE_EMAIL_CONFIRMATION
   return db.transaction(async (trx) => {
+    if (options.inviteId) await useInvite(trx, options.inviteId)
     const ids = await createUser(trx, {
       username: signUp.username,
       email: signUp.email,
@@ -150,6 +154,7 @@ export async function registerUser(
       createdByApplicationId: applicationId,
       keys,
     })
+    if (options.inviteId) await trx('users').where({ id: ids.userId }).update({ invite_id: options.inviteId })
     // The confirmation link, or the welcome, or the moderators' notice of a sign-up to approve (domain/mail.ts).
     await mailOnSignUp(trx, { ...ids, confirmed, approved })
     return ids

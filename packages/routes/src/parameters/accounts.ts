@@ -10,6 +10,10 @@ export const createAccountParams = z.object({
   locale: param.checkedByHandler({ type: 'string' }),
   reason: param.checkedByHandler({ type: 'string' }),
   date_of_birth: param.checkedByHandler({ type: 'string', format: 'date' }),
+  invite_code: param.checkedByHandler({
+    type: 'string',
+    description: 'An invite’s code: signs up while registrations are closed, skips approval',
+  }),
 })
 
 /** GET /api/v1/accounts?id[]= */

@@ -10,6 +10,8 @@ import { clientAddress, ipSignUpSeverity } from '../../../ip_blocks/rules'
 import { issueToken } from '../../../oauth/tokens'
 import { visibleAccounts } from '../../../queries/accounts'
 import { registerUser, validateSignUp } from '../../../users/sign-up'
+import { usableInvite } from '../../../domain/invites'
+import { Gone, NotFound } from '@roost/errors'
 
 /**
  * POST /api/v1/accounts — sign-up with an app token (docs/mastodon-compatibility.md, "Sign-up"). Answers a Token for the new user with
@@ -19,8 +21,17 @@ import { registerUser, validateSignUp } from '../../../users/sign-up'
 export async function createAccount(ctx: AccountsContext, req: Request, res: Response) {
   const token = req.token!
   if (token.userId) throw forbidden('This method requires an client credentials authentication')
+  const params = readParams(req, createAccountParams)
+  // An invite (docs/security.md, "Invites") opens closed registrations and skips approval, as Mastodon's
+  // AppSignUpService with `invite_code`; an unusable one counts as none.
+  const invite = params.invite_code
+    ? await usableInvite(ctx.db, params.invite_code).catch((err) => {
+        if (err instanceof NotFound || err instanceof Gone) return undefined
+        throw err
+      })
+    : undefined
   // Closed registrations answer Rails' `forbidden` before any validation (the generic status text).
-  if (ctx.config.REGISTRATIONS_MODE === 'none') throw forbidden('Forbidden')
+  if (ctx.config.REGISTRATIONS_MODE === 'none' && !invite) throw forbidden('Forbidden')
   // IP rules (Mastodon's `allowed_registration?` and User#sign_up_from_ip_requires_approval?). The gateway
   // already refuses blocked addresses; this is the service's own check, from the rules in its database.
   const severity = await ipSignUpSeverity(ctx, clientAddress(ctx, req))
@@ -29,12 +40,13 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: token.clientId }).first()
   if (!app) throw unprocessable('The application no longer exists')
 
-  const signUp = await validateSignUp(ctx.db, ctx.config, readParams(req, createAccountParams))
+  const signUp = await validateSignUp(ctx.db, ctx.config, params)
   let userId: string
   let accountId: string
   try {
     ;({ userId, accountId } = await registerUser(ctx.db, ctx.config, signUp, app.id, {
       requiresApproval: severity === 'sign_up_requires_approval',
+      inviteId: invite?.id,
     }))
   } catch (err) {
     // Two sign-ups with the same name or address at once: the unique index decides, as Rails' "Duplicate record".
