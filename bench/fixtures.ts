@@ -6,7 +6,7 @@ import { issuerOf } from '@roost/auth'
 import { createSubscriberKeys } from '@roost/testing'
 import { SCHEMA } from '../apps/accounts/src/service'
 import { loadSigningKeys } from '../apps/accounts/src/oauth/keys'
-import { hashPassword } from '../apps/accounts/src/users/passwords'
+import { hashPassword } from '../apps/accounts/src/domain/password-hashes'
 import type { BenchStack } from './stack'
 
 export interface BenchUser {

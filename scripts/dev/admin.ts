@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createDatabase } from '@roost/db'
 import { SCHEMA } from '../../apps/accounts/src/service'
 import { createUser } from '../../apps/accounts/src/domain/users'
-import { hashPassword } from '../../apps/accounts/src/users/passwords'
+import { hashPassword } from '../../apps/accounts/src/domain/password-hashes'
 
 /**
  * Makes sure the instance has its admin (ROOST_ADMIN_USERNAME, default `admin`). Returns the password only when

@@ -46,7 +46,7 @@ import { MEDIA_OPTIONS, MEDIA_USAGE, mediaCommand } from './media/commands'
 import { EMOJI_OPTIONS, EMOJI_USAGE, emojiCommand } from './emoji-commands'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
-import { hashPassword } from './users/passwords'
+import { hashPassword } from './domain/password-hashes'
 
 const USAGE = `Usage: roost accounts <command>
   create NAME --email E [--password P] [--role user|moderator|admin] [--approve]

@@ -12,7 +12,7 @@ import { askForPasswordReset, resetPassword } from '../domain/passwords'
 import { checkUserToken } from '../domain/user_tokens'
 import { csrfToken, validCsrf } from '../oauth/session'
 import { guardCredentials, guardRequests } from '../oauth/throttle'
-import { hashPassword, newPasswordProblem } from '../users/passwords'
+import { hashPassword, newPasswordProblem } from '../domain/password-hashes'
 import {
   passwordChangedPage,
   passwordEditPage,

@@ -6,7 +6,7 @@ import { redeemUserToken } from './user_tokens'
 
 /**
  * Changing and resetting a password, in the caller's transaction (docs/security.md, "Links sent by mail"). The
- * new password comes hashed (`hashPassword`, users/passwords.ts), hashed before the transaction began.
+ * new password comes hashed (`hashPassword`, domain/password-hashes.ts), hashed before the transaction began.
  */
 
 /**

@@ -3,7 +3,7 @@ import { Invalid } from '@roost/errors'
 import type { UserRow } from '../db/rows'
 import * as outbox from '../outbox/outbox'
 import { newRecoveryCodes, newTotpSecret, normalizeRecoveryCode, totpStep } from '../two_factor/totp'
-import { hashPassword, verifyPassword } from '../users/passwords'
+import { hashPassword, verifyPassword } from '../domain/password-hashes'
 
 /**
  * Two-factor sign-in, in the caller's transaction (docs/security.md, "Two-factor sign-in"): enrolment with a TOTP

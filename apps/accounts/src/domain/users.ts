@@ -9,7 +9,7 @@ export interface NewUser {
   username: string
   email: string
   /**
-   * The password as stored (`hashPassword`, users/passwords.ts), hashed by the caller before its transaction, which
+   * The password as stored (`hashPassword`, domain/password-hashes.ts), hashed by the caller before its transaction, which
    * the ~60 ms of scrypt would otherwise hold open.
    */
   encryptedPassword: string

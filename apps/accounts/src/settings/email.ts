@@ -4,7 +4,7 @@ import type { AccountsContext } from '../context'
 import { pageThrottled } from '../auth/passwords'
 import * as outbox from '../outbox/outbox'
 import { guardCredentials, guardRequests } from '../oauth/throttle'
-import { verifyPassword } from '../users/passwords'
+import { verifyPassword } from '../domain/password-hashes'
 import { formCsrf, settingsCsrf, settingsHeaders, settingsUser } from './common'
 import { emailPage } from './pages'
 

@@ -1,6 +1,6 @@
 import type { AccountsContext } from '../context'
 import { maySignIn } from './login-state'
-import { verifyPassword } from './passwords'
+import { verifyPassword } from '../domain/password-hashes'
 import type { UserRow } from '../db/rows'
 
 /** The user for an e-mail address (or username) and password, if both match and the login is usable. */

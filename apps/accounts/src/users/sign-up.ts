@@ -4,7 +4,7 @@ import type { AccountsConfig } from '../config'
 import { generateRsaKeyPair } from '../federation/transport/keys'
 import { createUser, mailOnSignUp } from '../domain/users'
 import { useInvite } from '../domain/invites'
-import { hashPassword } from './passwords'
+import { hashPassword } from '../domain/password-hashes'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
 
 /** Mastodon's default `reserved_usernames`, plus names that would read as the server itself. */

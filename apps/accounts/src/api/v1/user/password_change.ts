@@ -5,7 +5,7 @@ import type { AccountsContext } from '../../../context'
 import { changePassword } from '../../../domain/passwords'
 import { guardCredentials, guardRequests } from '../../../oauth/throttle'
 import { requireUser } from '../../../users/current'
-import { hashPassword, newPasswordProblem, verifyPassword } from '../../../users/passwords'
+import { hashPassword, newPasswordProblem, verifyPassword } from '../../../domain/password-hashes'
 
 /**
  * POST /api/v1/user/password_change — `old_password`, `new_password`: a Roost addition with GoToSocial's name and
