@@ -40,6 +40,7 @@ import * as watchedFollows from './20261128030001_watched_follows'
 import * as mediaProcessing from './20261129030001_media_processing'
 import * as mediaCleanup from './20261129040001_media_cleanup'
 import * as fediContent from './20261129060001_fedi_content'
+import * as quotes from './20261129090001_quotes'
 import * as userTokens from './20261129035000_user_tokens'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
@@ -89,4 +90,5 @@ export const migrations: Migration[] = [
   { name: '20261129035000_user_tokens', ...userTokens },
   { name: '20261129040001_media_cleanup', ...mediaCleanup },
   { name: '20261129060001_fedi_content', ...fediContent },
+  { name: '20261129090001_quotes', ...quotes },
 ]
