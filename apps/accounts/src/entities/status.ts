@@ -150,6 +150,16 @@ export async function renderStatuses(
       all.map((s) => s.account_id),
     ),
   ])
+  // Mastodon 4.5's `quotes_count`: the accepted quotes of each.
+  const quoteCounts = new Map<string, number>(
+    (
+      await db('quotes')
+        .whereIn('quoted_status_id', ids)
+        .where({ state: 'accepted' })
+        .groupBy('quoted_status_id')
+        .select('quoted_status_id', db.raw('count(*)::int AS n'))
+    ).map((r: { quoted_status_id: string; n: number }) => [r.quoted_status_id, r.n]),
+  )
   const quotedIds = [
     ...new Set([...quotes.values()].flatMap((q) => (q.quoted_status_id ? [q.quoted_status_id] : []))),
   ]
@@ -254,6 +264,7 @@ export async function renderStatuses(
       card: null,
       poll: polls.get(s.id) ?? null,
       quote: quoteOf(s.id),
+      quotes_count: quoteCounts.get(s.id) ?? 0,
       quote_approval: quoteApproval(
         s,
         quotePermissionFrom(s, viewerId, {
