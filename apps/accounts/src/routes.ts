@@ -184,6 +184,9 @@ import {
   unpin,
   unreblogStatus,
 } from './api/v1/statuses/actions'
+import { revokeStatusQuote, statusQuotes, updateInteractionPolicy } from './api/v1/statuses/quotes'
+import { addAlias, listAliases, moveAway, removeAlias } from './api/v1/accounts/aliases'
+import { quoteAuthorizationDocument } from './api/federation/quote_authorizations'
 import { deleteOwnStatus, getStatus, listStatuses, postStatus, updateStatus } from './api/v1/statuses'
 import { statusHistory, statusSource } from './api/v1/statuses/history'
 import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
@@ -298,6 +301,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/@:username/:id', on(authorizedFetch('object', statusPageOrNote)))
   api.get('/users/:username', on(authorizedFetch('actor', actorDocument)))
   api.get('/users/:username/statuses/:id', on(authorizedFetch('object', noteDocument)))
+  api.get(
+    '/users/:username/quote_authorizations/:id',
+    on(authorizedFetch('object', quoteAuthorizationDocument)),
+  )
   api.get('/users/:username/statuses/:id/activity', on(authorizedFetch('object', createActivityDocument)))
   api.get('/users/:username/statuses/:id/replies', on(authorizedFetch('object', repliesDocument)))
   api.get('/users/:username/outbox', on(authorizedFetch('object', outboxCollection)))
@@ -316,6 +323,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.patch('/api/v1/accounts/update_credentials', on(updateCredentials))
   api.get('/api/v1/accounts/lookup', on(lookupAccount))
   api.get('/api/v1/accounts/search', on(searchAccountsRoute))
+  api.get('/api/v1/accounts/aliases', on(listAliases))
+  api.post('/api/v1/accounts/aliases', on(addAlias))
+  api.delete('/api/v1/accounts/aliases', on(removeAlias))
+  api.post('/api/v1/accounts/move', on(moveAway))
   api.get('/api/v1/accounts/:id', on(showAccount))
   api.get('/api/v2/search', on(searchRoute))
   api.get('/api/v1/search', on(searchRouteV1))
@@ -435,6 +446,9 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/statuses/:id/unreblog', on(unreblogStatus))
   api.post('/api/v1/statuses/:id/pin', on(pin))
   api.post('/api/v1/statuses/:id/unpin', on(unpin))
+  api.get('/api/v1/statuses/:id/quotes', on(statusQuotes))
+  api.post('/api/v1/statuses/:id/quotes/:quoting_status_id/revoke', on(revokeStatusQuote))
+  api.put('/api/v1/statuses/:id/interaction_policy', on(updateInteractionPolicy))
   api.post('/api/v1/media', on(uploadMedia))
   api.post('/api/v2/media', on(uploadMedia))
   api.get('/api/v1/media/:id', on(showMedia))

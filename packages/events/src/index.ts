@@ -33,6 +33,13 @@ const followFacts = { followId: id, accountId: id, targetAccountId: id, ...feder
 const requestFacts = { followRequestId: id, accountId: id, targetAccountId: id, ...federated }
 const blockFacts = { blockId: id, accountId: id, targetAccountId: id, ...federated }
 const muteFacts = { muteId: id, accountId: id, targetAccountId: id }
+const quoteFacts = {
+  quoteId: id,
+  statusId: id,
+  accountId: id,
+  quotedAccountId: id.nullable(),
+  quotedStatusId: id.nullable(),
+}
 const listMemberFacts = { listAccountId: id, listId: id, accountId: id, targetAccountId: id }
 
 /**
@@ -91,6 +98,14 @@ export const activity = z.discriminatedUnion('event', [
   event('account.updated', { accountId: id }),
   // Other servers' custom emojis whose image is to copy (docs/emoji.md): the remote media consumer queues them.
   event('custom_emojis.linked', { customEmojiIds: z.array(id).min(1) }),
+  // Quotes (docs/statuses.md, "Quotes"): a local quote of a remote post asks its server (QuoteRequest); an accepted
+  // quote notifies a local quoted author (and, for a local quote, its Note goes out again with its stamp); a
+  // revoked one is a Delete of the stamp. `accountId` is the quoter.
+  event('quote.requested', quoteFacts),
+  event('quote.accepted', quoteFacts),
+  event('quote.revoked', quoteFacts),
+  // A local account moved away: a Move to its followers' servers (docs/federation.md, "Moved accounts").
+  event('account.moved', { accountId: id, targetAccountId: id }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
   // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
   event('announcement.published', { announcementId: id }),

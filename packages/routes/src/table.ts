@@ -137,6 +137,7 @@ export const ROUTES: readonly Route[] = [
   // Actors and their collections (apps/accounts/src/api/federation/actors.ts)
   route('GET', '/users/:username', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id', ACCOUNTS, 'none'),
+  route('GET', '/users/:username/quote_authorizations/:id', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id/activity', ACCOUNTS, 'none'),
   route('GET', '/users/:username/statuses/:id/replies', ACCOUNTS, 'none', [], { params: P.repliesParams }),
   route('GET', '/users/:username/outbox', ACCOUNTS, 'none', [], { params: P.collectionParams }),
@@ -171,6 +172,17 @@ export const ROUTES: readonly Route[] = [
   }),
   route('GET', '/api/v1/accounts/relationships', ACCOUNTS, 'required', ['read:follows'], {
     params: P.relationshipsParams,
+  }),
+  // Aliases and moving away: Roost additions (docs/federation.md, "Moved accounts").
+  route('GET', '/api/v1/accounts/aliases', ACCOUNTS, 'required', ['read:accounts']),
+  route('POST', '/api/v1/accounts/aliases', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.accountAliasParams,
+  }),
+  route('DELETE', '/api/v1/accounts/aliases', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.accountAliasParams,
+  }),
+  route('POST', '/api/v1/accounts/move', ACCOUNTS, 'required', ['write:accounts'], {
+    params: P.accountMoveParams,
   }),
   route('GET', '/api/v1/accounts/:id', ACCOUNTS, 'optional', ['read:accounts']),
   route('GET', '/api/v1/accounts/:id/statuses', ACCOUNTS, 'optional', ['read:statuses'], {
@@ -266,6 +278,16 @@ export const ROUTES: readonly Route[] = [
   }),
   route('POST', '/api/v1/statuses/:id/pin', ACCOUNTS, 'required', ['write:accounts']),
   route('POST', '/api/v1/statuses/:id/unpin', ACCOUNTS, 'required', ['write:accounts']),
+  // Quotes (docs/statuses.md, "Quotes").
+  route('GET', '/api/v1/statuses/:id/quotes', ACCOUNTS, 'required', ['read:statuses'], {
+    params: P.statusQuotesParams,
+  }),
+  route('POST', '/api/v1/statuses/:id/quotes/:quoting_status_id/revoke', ACCOUNTS, 'required', [
+    'write:statuses',
+  ]),
+  route('PUT', '/api/v1/statuses/:id/interaction_policy', ACCOUNTS, 'required', ['write:statuses'], {
+    params: P.interactionPolicyParams,
+  }),
   route('POST', '/api/v1/media', ACCOUNTS, 'required', ['write:media'], {
     body: 'upload',
     rateLimit: ['media'],

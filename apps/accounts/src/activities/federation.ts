@@ -30,6 +30,7 @@ import { createReads } from '../domain/reads'
 import { AS } from '../federation/render/contexts'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
+import { quoteFederation } from './quotes'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -159,6 +160,8 @@ export function federationConsumer(
   }
 
   return {
+    // Quotes and moves (activities/quotes.ts).
+    ...quoteFederation(fed, deliver, sendNote),
     /**
      * A local poll's counts as they are now, to its audience and voters (Mastodon's DistributePollUpdateWorker),
      * named `key` (one per distribution).

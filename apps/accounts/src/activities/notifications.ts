@@ -1,6 +1,6 @@
 import type { Knex } from '@roost/db'
 import type { Urls } from '../entities/account'
-import type { ReportRow, StatusRow } from '../db/rows'
+import type { QuoteRow, ReportRow, StatusRow } from '../db/rows'
 import { addToConversation } from '../domain/conversations'
 import {
   notify as notifyInTransaction,
@@ -154,6 +154,18 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
     'reblog.removed': (a) =>
       withdrawNotifications(db, { type: 'reblog', recipientId: a.reblogOfAccountId, activityId: a.statusId }),
 
+    // An accepted quote of a local post notifies its author (Mastodon's LocalNotificationWorker with `quote`).
+    'quote.accepted': (a) =>
+      whileExists<QuoteRow>('quotes', a.quoteId, async (trx, quote) => {
+        if (quote.state !== 'accepted' || !quote.quoted_account_id) return
+        await notify(trx, urls, {
+          type: 'quote',
+          recipientId: quote.quoted_account_id,
+          senderId: quote.account_id,
+          statusId: quote.status_id,
+          activityId: quote.id,
+        })
+      }),
     'favourite.created': (a) =>
       whileExists('favourites', a.favouriteId, (trx) =>
         notify(trx, urls, {

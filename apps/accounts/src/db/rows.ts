@@ -118,6 +118,8 @@ export interface UserRow {
   confirmed_at: Date | null
   /** The posting default of the user's preferences, a status's visibility. */
   default_privacy: StatusRow['visibility']
+  /** Mastodon's `default_quote_policy`: public, followers or nobody. */
+  default_quote_policy?: 'public' | 'followers' | 'nobody'
   default_sensitive: boolean
   default_language: string | null
   sign_up_reason: string | null
@@ -275,7 +277,30 @@ export interface StatusRow {
   /** The ActivityPub id and page of a status from another server; null for local ones (docs/federation.md). */
   uri?: string | null
   url?: string | null
+  /** Who may quote it and be accepted at once, and who after review (Mastodon's quote policy, as its keys). */
+  quote_automatic?: string[]
+  quote_manual?: string[]
   created_at: Date
+}
+
+/** A quote of a status by another (docs/statuses.md, "Quotes"). */
+export interface QuoteRow {
+  id: string
+  status_id: string
+  account_id: string
+  quoted_status_id: string | null
+  quoted_account_id: string | null
+  state: 'pending' | 'accepted' | 'rejected' | 'revoked'
+  /** Came as `quoteUri`, `_misskey_quote` or `quoteUrl` without FEP-044f's `quote`. */
+  legacy: boolean
+  /** The quoted post's ActivityPub id, kept while it is not fetched. */
+  quoted_uri: string | null
+  /** The QuoteRequest's id. */
+  activity_uri: string | null
+  /** The QuoteAuthorization (stamp) of a quote of a remote post. */
+  approval_uri: string | null
+  created_at: Date
+  updated_at: Date
 }
 
 export interface StatusEditRow {
@@ -540,6 +565,7 @@ export interface OutboxRow {
  * table's row with `RowOf<'statuses'>`, or type one query with `db<RowOf<'statuses'>>('statuses')`.
  */
 export interface Tables {
+  quotes: QuoteRow
   accounts: AccountRow
   users: UserRow
   user_tokens: UserTokenRow

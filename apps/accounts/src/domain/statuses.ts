@@ -11,6 +11,7 @@ import { parseId } from './records'
 import type { Hidden } from './relationships'
 import { follows, hiddenAccountSql, NOBODY_HIDDEN } from './relationships'
 import { storeTags, tagNamesOf } from './tags'
+import { attachQuote, localQuotePolicy, quotableStatus, quoteVisibility } from './quotes'
 export type Visibility = (typeof VISIBILITIES)[number]
 export const MAX_CHARS = 500
 export const MAX_MEDIA = 4
@@ -127,6 +128,10 @@ export interface NewStatus {
   /** The OAuth app the status is posted with (shown to its author). */
   applicationId?: string | null
   poll?: NewPoll
+  /** The status to quote (docs/statuses.md, "Quotes"). */
+  quotedStatusId?: string
+  /** public, followers or nobody (the author's default, given by the caller). */
+  quotePolicy?: string
 }
 
 /**
@@ -261,6 +266,9 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
   checkText(s.text, s.spoilerText, s.mediaIds.length > 0)
 
   const replyTo = await replyTarget(trx, author, s.inReplyToId)
+  const quoted =
+    s.quotedStatusId !== undefined ? await quotableStatus(trx, author, s.quotedStatusId) : undefined
+  const visibility = quoted ? quoteVisibility(s.visibility, quoted) : s.visibility
 
   const media = await attachableMedia(trx, author.id, s.mediaIds)
   const mentioned = await mentionedAccounts(trx, s.text)
@@ -275,7 +283,8 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
       spoiler_text: s.spoilerText,
       // A content warning always hides the media too, as in Mastodon.
       sensitive: s.sensitive || !!s.spoilerText,
-      visibility: s.visibility,
+      visibility,
+      ...localQuotePolicy(visibility, s.quotePolicy, 'public'),
       language: s.language,
       in_reply_to_id: replyTo?.id ?? null,
       in_reply_to_account_id: replyTo?.account_id ?? null,
@@ -286,7 +295,8 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
   await attachMedia(trx, media, { status_id: row!.id })
   const tags = await storeMentionsAndTags(trx, row!.id, s.text, mentioned, true)
   if (s.poll) await createPoll(trx, row!.id, author.id, s.poll)
-  const counted = await countStatus(trx, author.id, s.visibility, 1)
+  if (quoted) await attachQuote(trx, row!, quoted)
+  const counted = await countStatus(trx, author.id, visibility, 1)
   await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
   return {
     status: row!,

@@ -11,6 +11,8 @@ import { renderMediaAttachment } from './media_attachment'
 import { renderFilterResult } from './filter'
 import { pollsOf } from './poll'
 import { statusHtml } from '../text/status'
+import { quoteApproval, quoteViews } from './quote'
+import { followsBothWays, quotePermissionFrom } from '../queries/quotes'
 
 /**
  * A status's current attachments: those an edit kept, in the author's order (an edit leaves removed ones attached
@@ -124,6 +126,8 @@ export async function renderStatuses(
   viewerId?: string,
   withText = false,
   created?: NewStatusFacts,
+  /** Quoted posts inside a quote: their own quote is a ShallowQuote. */
+  shallow = false,
 ): Promise<Record<string, unknown>[]> {
   const fresh = created && rows.length === 1 && !rows[0]!.reblog_of_id ? created : undefined
   const originalIds = rows.map((r) => r.reblog_of_id).filter((id): id is string => !!id)
@@ -141,7 +145,7 @@ export async function renderStatuses(
       all.map((s) => s.account_id),
     ))
   const domains = new Map(all.map((s) => [s.id, authors.get(s.account_id)?.domain ?? null]))
-  const [media, facts, polls, filters] = await Promise.all([
+  const [media, facts, polls, filters, quotes, rels] = await Promise.all([
     fresh
       ? fresh.media
       : (db('media_attachments').whereIn('status_id', ids).orderBy('id') as Promise<MediaAttachmentRow[]>),
@@ -150,7 +154,37 @@ export async function renderStatuses(
     fresh && !fresh.isReply ? new Map<string, StatusFacts>() : statusFacts(db, ids, viewerId),
     fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId, urls, domains),
     viewerId ? activeFilters(db, viewerId) : [],
+    // Quotes (docs/statuses.md, "Quotes"): the viewer's state of each, and who may quote what.
+    quoteViews(db, ids, viewerId),
+    followsBothWays(
+      db,
+      viewerId,
+      all.map((s) => s.account_id),
+    ),
   ])
+  // Mastodon 4.5's `quotes_count`: the accepted quotes of each.
+  const quoteCounts = new Map<string, number>(
+    (
+      await db('quotes')
+        .whereIn('quoted_status_id', ids)
+        .where({ state: 'accepted' })
+        .groupBy('quoted_status_id')
+        .select('quoted_status_id', db.raw('count(*)::int AS n'))
+    ).map((r: { quoted_status_id: string; n: number }) => [r.quoted_status_id, r.n]),
+  )
+  const quotedIds = [
+    ...new Set([...quotes.values()].flatMap((q) => (q.quoted_status_id ? [q.quoted_status_id] : []))),
+  ]
+  // The quoted posts, rendered shallow (their own quote as a ShallowQuote), as Mastodon's ShallowStatusSerializer.
+  const quotedRows: StatusRow[] = quotedIds.length ? await db('statuses').whereIn('id', quotedIds) : []
+  const quotedEntities = new Map(
+    quotedRows.length
+      ? (await renderStatuses(db, urls, quotedRows, viewerId, false, undefined, true)).map((e) => [
+          e.id as string,
+          e,
+        ])
+      : [],
+  )
   const factsOf = (id: string) => facts.get(id) ?? NO_FACTS
   const mentionedIds = (id: string) => (fresh ? fresh.mentioned.map((a) => a.id) : factsOf(id).mentioned)
   const tagsOf = (id: string) => (fresh ? [...fresh.tags].sort() : factsOf(id).tags)
@@ -259,6 +293,25 @@ export async function renderStatuses(
       emojis: (emojis.get(s.id) ?? []).map((e) => renderCustomEmoji(e, urls)),
       card: null,
       poll: polls.get(s.id) ?? null,
+      quote: quoteOf(s.id),
+      quotes_count: quoteCounts.get(s.id) ?? 0,
+      quote_approval: quoteApproval(
+        s,
+        quotePermissionFrom(s, viewerId, {
+          following: rels.following.has(s.account_id),
+          followed: rels.followed.has(s.account_id),
+        }),
+      ),
+    }
+  }
+  /** Mastodon's Quote (the quoted post rendered), or ShallowQuote inside a quoted post; null without a quote. */
+  const quoteOf = (id: string) => {
+    const q = quotes.get(id)
+    if (!q) return null
+    if (shallow) return { state: q.state, quoted_status_id: q.quoted_status_id }
+    return {
+      state: q.state,
+      quoted_status: (q.quoted_status_id && quotedEntities.get(q.quoted_status_id)) || null,
     }
   }
   return rows.map(render)

@@ -100,3 +100,12 @@ export const searchParams = z.object({
   max_id: param.page.max_id,
   min_id: param.page.min_id,
 })
+
+/** POST and DELETE /api/v1/accounts/aliases (a Roost addition: docs/federation.md, "Moved accounts"). */
+export const accountAliasParams = z.object({ acct: param.requiredText({ maxChars: 500 }) })
+
+/** POST /api/v1/accounts/move (a Roost addition, as Mastodon's /settings/migration form). */
+export const accountMoveParams = z.object({
+  acct: param.requiredText({ maxChars: 500 }),
+  current_password: param.requiredText({ maxChars: 1000 }),
+})

@@ -28,6 +28,10 @@ export const postStatusParams = z.object({
   poll: poll(),
   /** ISO 8601; at least 5 minutes ahead it schedules the status instead (docs/statuses.md), in the past posts now. */
   scheduled_at: param.text(),
+  /** The status to quote (docs/statuses.md, "Quotes"). */
+  quoted_status_id: param.text(),
+  /** public, followers or nobody; the user's default when not given. */
+  quote_approval_policy: param.text(),
 })
 
 /** PUT /api/v1/scheduled_statuses/:id */
@@ -52,6 +56,12 @@ export const updateStatusParams = z.object({
 
 /** POST /api/v1/polls/:id/votes: the indexes of the chosen options. */
 export const voteParams = z.object({ choices: param.list() })
+
+/** GET /api/v1/statuses/:id/quotes */
+export const statusQuotesParams = z.object(param.page)
+
+/** PUT /api/v1/statuses/:id/interaction_policy */
+export const interactionPolicyParams = z.object({ quote_approval_policy: param.text() })
 
 /** GET /api/v1/statuses?id[]= */
 export const listStatusesParams = z.object({ id: param.list() })

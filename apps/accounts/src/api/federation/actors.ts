@@ -46,7 +46,16 @@ export async function actorDocument(ctx: AccountsContext, req: Request, res: Res
   const account = await accountOf(ctx, req)
   const keys = await localKeyPair(ctx.db, account.id)
   const urls = urlsOf(ctx.config)
-  const actor = renderActor(account, keys.publicKey, urls, localDomainOf(ctx.config))
+  const movedTo: AccountRow | undefined = account.moved_to_account_id
+    ? await ctx.db('accounts').where({ id: account.moved_to_account_id }).first()
+    : undefined
+  const actor = renderActor(
+    account,
+    keys.publicKey,
+    urls,
+    localDomainOf(ctx.config),
+    movedTo ? (movedTo.uri ?? actorUri(urls, movedTo.username)) : undefined,
+  )
   const signedFetch = signedFetchOf(res)
   const shown =
     signedFetch.on && !signedFetch.account

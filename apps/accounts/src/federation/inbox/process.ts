@@ -27,6 +27,7 @@ import { RemoteAccountError, storeActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 import { move } from './move'
 import { featuredChange } from './featured'
+import { quoteAnswer, quoteRequest, stampDeleted } from './quotes'
 
 /**
  * What an activity from another server does (docs/federation.md, "Inboxes"), run by the accounts worker on the
@@ -70,9 +71,13 @@ async function handle(
     case 'Follow':
       return follow(fed, deliver, signer, activity)
     case 'Accept':
+      if (await quoteAnswer(fed, signer, activity, true)) return
       return answer(fed, signer, object, true)
     case 'Reject':
+      if (await quoteAnswer(fed, signer, activity, false)) return
       return answer(fed, signer, object, false)
+    case 'QuoteRequest':
+      return quoteRequest(fed, deliver, signer, activity)
     case 'Undo':
       await undoStatusActivity(fed, signer, object)
       return undo(fed, signer, object)
@@ -81,6 +86,7 @@ async function handle(
     case 'Update':
       return update(fed, signer, object)
     case 'Delete':
+      if (await stampDeleted(fed, signer, object)) return
       return deleteActor(fed, signer, object)
     case 'Move':
       return move(fed, signer, activity)

@@ -20,6 +20,7 @@ import { findByUri, resolveActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 import { htmlText, sanitizeHtml } from './sanitize'
 import { CONVERTED_TYPES, convertedHtml, isConverted } from './objects'
+import { storeRemoteQuote } from './quotes'
 
 /**
  * Statuses and interactions from other servers (docs/federation.md, "Incoming statuses"), as Mastodon's
@@ -316,7 +317,7 @@ export async function createRemoteStatus(
   const { html, language } = contentOf(object)
   const media = attachmentsOf(object)
   const poll = pollOf(object)
-  return fed.db.transaction(async (trx) => {
+  const stored: StatusRow | undefined = await fed.db.transaction(async (trx) => {
     // One Create of a URI at a time (a replay racing the original, or a boost's fetch): the second finds the first.
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [uri])
     const raced: StatusRow | undefined = await trx('statuses').where({ uri }).first()
@@ -363,6 +364,9 @@ export async function createRemoteStatus(
     await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
     return row!
   })
+  // Its quote and quote policy (docs/federation.md, "Quotes").
+  if (stored) await storeRemoteQuote(fed, author, stored, object, depth)
+  return stored
 }
 
 /**
@@ -473,6 +477,8 @@ export async function updateRemoteStatus(fed: Federation, author: AccountRow, ob
     await storeRemoteMentionsAndTags(trx, status.id, object, mentioned, false)
     await outbox.add(trx, { event: 'status.updated', statusId: status.id, accountId: author.id, editId })
   })
+  // An Update may bring the quote's stamp, or a new quote policy, without an edit (docs/federation.md, "Quotes").
+  await storeRemoteQuote(fed, author, status, object)
 }
 
 /** What an Update may change of an attachment: its URL, alt text and focal point. */

@@ -27,7 +27,14 @@ const midnight = (d: Date) =>
   new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())).toISOString().replace('.000Z', 'Z')
 
 /** Mastodon's ActorSerializer for a local account; a suspended one keeps its key and shows nothing else. */
-export function renderActor(account: AccountRow, publicKey: string, urls: Urls, localDomain: string) {
+export function renderActor(
+  account: AccountRow,
+  publicKey: string,
+  urls: Urls,
+  localDomain: string,
+  /** The ActivityPub id of the account it moved to (docs/federation.md, "Moved accounts"). */
+  movedTo?: string,
+) {
   const id = actorUri(urls, account.username)
   const suspended = !!account.suspended_at
   const icon = suspended ? undefined : image(urls, account.avatar_file)
@@ -60,6 +67,9 @@ export function renderActor(account: AccountRow, publicKey: string, urls: Urls, 
     ...(icon ? { icon } : {}),
     ...(header ? { image: header } : {}),
     ...(suspended ? { suspended: true } : {}),
+    // Aliases and a move away (docs/federation.md, "Moved accounts").
+    ...(account.also_known_as?.length ? { alsoKnownAs: account.also_known_as } : {}),
+    ...(movedTo ? { movedTo } : {}),
   }
 }
 

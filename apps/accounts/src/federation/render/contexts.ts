@@ -33,6 +33,28 @@ export const NOTE_CONTEXT = [
     focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
     votersCount: 'toot:votersCount',
     Emoji: 'toot:Emoji',
+    // Quotes (docs/federation.md, "Quotes"), as Mastodon 4.5's context extensions.
+    quote: 'https://w3id.org/fep/044f#quote',
+    quoteUri: 'http://fedibird.com/ns#quoteUri',
+    _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
+    quoteAuthorization: { '@id': 'https://w3id.org/fep/044f#quoteAuthorization', '@type': '@id' },
+    gts: 'https://gotosocial.org/ns#',
+    interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+    canQuote: { '@id': 'gts:canQuote', '@type': '@id' },
+    automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
+    manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
+  },
+]
+
+/** The context of QuoteRequest, QuoteAuthorization and their answers (Mastodon's `quote_requests` extension). */
+export const QUOTE_CONTEXT = [
+  AS,
+  {
+    QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest',
+    QuoteAuthorization: 'https://w3id.org/fep/044f#QuoteAuthorization',
+    gts: 'https://gotosocial.org/ns#',
+    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
+    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
   },
 ]
 

@@ -11,6 +11,7 @@ import { accountsById } from '../../queries/accounts'
 import { bigintArray } from '../../queries/sql'
 import { statusHtml } from '../../text/status'
 import { PUBLIC_COLLECTION } from './contexts'
+import { quoteFieldsOf } from './quote'
 import { acctOf, actorUriOf, followersUriOf, objectUriOf, statusUri, statusUrl } from '../uris'
 
 /**
@@ -194,6 +195,9 @@ export async function renderNotes(
     )
     notes.set(s.id, note)
   }
+  // Quotes and quote policy (docs/federation.md, "Quotes").
+  for (const [id, fields] of await quoteFieldsOf(db, urls, statuses, accounts))
+    Object.assign(notes.get(id)!, fields)
   return notes
 }
 

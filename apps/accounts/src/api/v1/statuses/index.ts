@@ -10,7 +10,8 @@ import { createStatus, deleteStatus, findVisibleStatus } from '../../../domain/s
 import { permittedStatuses } from '../../../domain/threads'
 import { resolveMentions, withLocalMentions } from '../../../federation/mentions'
 import { once } from '../../../domain/idempotency'
-import type { ScheduledParams, ScheduledStatusRow, StatusRow } from '../../../db/rows'
+import type { AccountRow, ScheduledParams, ScheduledStatusRow, StatusRow } from '../../../db/rows'
+import { automaticKeysOf } from '../../../domain/quotes'
 import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 import type { StatusEdit } from '../../../domain/edits'
@@ -39,7 +40,9 @@ export function pollOf(
 /** POST /api/v1/statuses */
 export async function postStatus(ctx: AccountsContext, req: Request, res: Response) {
   const { user, account, application } = await requireUser(ctx, req)
+  refuseMoved(account)
   const p = readParams(req, postStatusParams)
+  if (p.quote_approval_policy !== undefined) automaticKeysOf(p.quote_approval_policy)
   const input: NewStatus = {
     text: p.status ?? '',
     spoilerText: p.spoiler_text ?? '',
@@ -50,6 +53,8 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
     mediaIds: p.media_ids ?? [],
     applicationId: application?.id ?? null,
     poll: pollOf(ctx, p.poll),
+    quotedStatusId: p.quoted_status_id !== undefined ? (parseId(p.quoted_status_id) ?? '0') : undefined,
+    quotePolicy: p.quote_approval_policy ?? user.default_quote_policy ?? 'public',
   }
   // `scheduled_at` ahead schedules the status (docs/statuses.md); one in the past posts it now, as in Mastodon.
   let scheduledAt: Date | undefined
@@ -114,6 +119,14 @@ export async function postStatus(ctx: AccountsContext, req: Request, res: Respon
   res.json(await renderStatus(ctx.db, urls, await findVisibleStatus(ctx.db, id, account.id), account.id))
 }
 
+/**
+ * A moved account keeps its posts but makes no new ones: Mastodon's `User#functional?` is false once the account
+ * has moved, and its API answers 403 "Your login is currently disabled" (docs/federation.md, "Moved accounts").
+ */
+function refuseMoved(account: AccountRow) {
+  if (account.moved_to_account_id) throw forbidden('Your login is currently disabled')
+}
+
 /** What an Idempotency-Key remembers of a scheduled status: its id behind this mark. */
 const SCHEDULED = 'scheduled:'
 
@@ -174,6 +187,7 @@ export async function getStatus(ctx: AccountsContext, req: Request, res: Respons
  */
 export async function updateStatus(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
+  refuseMoved(account)
   const id = parseId(req.params.id)
   const p = readParams(req, updateStatusParams)
   const descriptions = new Map<string, string | null>()
