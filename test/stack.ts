@@ -58,6 +58,7 @@ export async function startStack(options: StackOptions = {}) {
     // Tests register many apps from one address; the abuse tests switch the limits on with small numbers.
     RATE_LIMITS: 'off',
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
+    OTP_SECRET: 'test-otp-secret-that-is-long-enough-0123456789',
     GATEWAY_SECRET: 'test-gateway-secret-that-is-long-enough-0123456789',
     GATEWAY_METRICS_PORT: '0',
     VAPID_PUBLIC_KEY: vapid.publicKey,

@@ -8,6 +8,7 @@ export interface DevSecrets {
   OAUTH_SIGNING_KEYS: string
   SESSION_SECRET: string
   GATEWAY_SECRET: string
+  OTP_SECRET: string
   VAPID_PUBLIC_KEY: string
   VAPID_PRIVATE_KEY: string
 }
@@ -20,9 +21,11 @@ export async function devSecrets(dataDir: string): Promise<DevSecrets> {
   const file = path.join(dataDir, 'secrets.json')
   if (existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as DevSecrets
-    if (kept.GATEWAY_SECRET) return kept
-    // Made before the gateway signed client addresses: add the one key it lacks, keep the others.
-    kept.GATEWAY_SECRET = randomBytes(32).toString('base64url')
+    if (kept.GATEWAY_SECRET && kept.OTP_SECRET) return kept
+    // Made before the gateway signed client addresses or TOTP secrets were encrypted: add the keys it lacks, keep
+    // the others.
+    kept.GATEWAY_SECRET ||= randomBytes(32).toString('base64url')
+    kept.OTP_SECRET ||= randomBytes(32).toString('base64url')
     writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 })
     return kept
   }
@@ -31,6 +34,7 @@ export async function devSecrets(dataDir: string): Promise<DevSecrets> {
     OAUTH_SIGNING_KEYS: JSON.stringify([await generateSigningKey()]),
     SESSION_SECRET: randomBytes(32).toString('base64url'),
     GATEWAY_SECRET: randomBytes(32).toString('base64url'),
+    OTP_SECRET: randomBytes(32).toString('base64url'),
     VAPID_PUBLIC_KEY: vapid.publicKey,
     VAPID_PRIVATE_KEY: vapid.privateKey,
   }

@@ -15,6 +15,7 @@ import { createMailer } from '../../apps/accounts/src/mail/transport'
 const required = {
   OAUTH_SIGNING_KEYS: '[{"kid":"k"}]',
   SESSION_SECRET: 'a-session-secret-that-is-long-enough-0123456789',
+  OTP_SECRET: 'an-otp-secret-that-is-long-enough-0123456789',
   GATEWAY_SECRET: 'a-gateway-secret-that-is-long-enough-0123456789',
 }
 

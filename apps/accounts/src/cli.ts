@@ -7,6 +7,7 @@
  *   npm run roost -- accounts suspend NAME
  *   npm run roost -- accounts unsuspend NAME
  *   npm run roost -- accounts role NAME user|moderator|admin
+ *   npm run roost -- accounts disable-2fa NAME
  *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
  *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
  *   npm run roost -- announcements publish ID | unpublish ID | delete ID
@@ -47,6 +48,7 @@ import { EMOJI_OPTIONS, EMOJI_USAGE, emojiCommand } from './emoji-commands'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
 import { hashPassword } from './domain/password-hashes'
+import { adminDisableTwoFactor } from './domain/two_factor'
 
 const USAGE = `Usage: roost accounts <command>
   create NAME --email E [--password P] [--role user|moderator|admin] [--approve]
@@ -55,6 +57,7 @@ const USAGE = `Usage: roost accounts <command>
   suspend NAME      suspend the account and revoke its tokens
   unsuspend NAME
   role NAME ROLE    ROLE: user, moderator or admin
+  disable-2fa NAME  turn two-factor sign-in off (every factor lost); the user is told by mail
        roost rules <command>
   list              the server's rules (GET /api/v1/instance/rules), with their ids
   add TEXT [--hint H] [--priority N]
@@ -198,6 +201,14 @@ async function run(
     case 'role': {
       if (!extra || !isRole(extra)) throw usage(`Unknown role ${extra ?? ''}.`)
       await setRole(db, await accountIdOf(db, name), extra)
+      return 'OK'
+    }
+    case 'disable-2fa': {
+      const id = await accountIdOf(db, name)
+      const user = await db('users').where({ account_id: id }).first('id')
+      if (!user) throw new CliError(`${name} has no sign-in`)
+      const done = await db.transaction((trx) => adminDisableTwoFactor(trx, user.id))
+      if (!done) throw new CliError(`${name} does not use two-factor sign-in`)
       return 'OK'
     }
     default:

@@ -188,6 +188,11 @@ export const accountsEnv = baseEnv.extend({
   /** Signs the sign-in session cookie of the OAuth pages. */
   SESSION_SECRET: z.string().min(32),
   /**
+   * Encrypts the TOTP secrets of two-factor sign-in at rest (AES-256-GCM, as Mastodon's OTP_SECRET; docs/security.md).
+   * Changing it makes every enrolled authenticator fail: keep it with the database's backups.
+   */
+  OTP_SECRET: z.string().min(32),
+  /**
    * Moderators and admins must use two-factor sign-in (Mastodon's `require_2fa` for staff roles): one without it is
    * sent to enrol when signing in on the OAuth pages, before any app is authorized (docs/security.md).
    */

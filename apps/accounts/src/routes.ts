@@ -6,7 +6,7 @@ import { decideAuthorization, showAuthorization } from './oauth/authorize'
 import { authorizationServerMetadata, jwks } from './oauth/discovery'
 import { revoke } from './oauth/revoke'
 import { token } from './oauth/token'
-import { confirmation } from './auth/confirmation'
+import { confirmation, newConfirmation, requestConfirmation } from './auth/confirmation'
 import { editPassword, newPassword, requestPasswordReset, resetPasswordWithToken } from './auth/passwords'
 import { checkConfirmation, resendConfirmation } from './api/v1/emails/confirmations'
 import { changeEmail, showEmail } from './settings/email'
@@ -249,6 +249,8 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/oauth/jwks', on(jwks))
   // The pages of links sent by mail, and the account calls around them (auth/, docs/security.md)
   api.get('/auth/confirmation', on(confirmation))
+  api.get('/auth/confirmation/new', on(newConfirmation))
+  api.post('/auth/confirmation', on(requestConfirmation))
   api.get('/auth/password/new', on(newPassword))
   api.post('/auth/password', on(requestPasswordReset))
   api.get('/auth/password/edit', on(editPassword))

@@ -310,6 +310,8 @@ export const mail = z.discriminatedUnion('event', [
   event('mail.email_change', { userId: id }),
   // ... and a warning to the current one.
   event('mail.email_change_warning', { userId: id }),
+  // A moderator acted on the account with a warning (Mastodon's UserMailer#warning): the account_warnings row.
+  event('mail.warning', { warningId: id }),
 ])
 export type Mail = z.infer<typeof mail>
 export type MailName = Mail['event']

@@ -73,6 +73,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/oauth/jwks', ACCOUNTS, 'none'),
   // The pages of links sent by mail, and the account calls around them (apps/accounts/src/auth, docs/security.md)
   route('GET', '/auth/confirmation', ACCOUNTS, 'none', [], { params: P.confirmationParams }),
+  route('GET', '/auth/confirmation/new', ACCOUNTS, 'none'),
+  route('POST', '/auth/confirmation', ACCOUNTS, 'none', [], { params: P.confirmationRequestParams }),
   route('GET', '/auth/password/new', ACCOUNTS, 'none'),
   route('POST', '/auth/password', ACCOUNTS, 'none', [], { params: P.passwordResetRequestParams }),
   route('GET', '/auth/password/edit', ACCOUNTS, 'none', [], { params: P.editPasswordParams }),

@@ -19,6 +19,29 @@ ${hidden({ csrf_token: o.csrf })}
   )
 }
 
+/** /auth/confirmation/new: ask for the confirmation mail again, without an app. */
+export function confirmationNewPage(o: { csrf: string; error?: string }) {
+  return layout(
+    'Resend the confirmation mail',
+    `<h1>Didn’t get the confirmation mail?</h1>
+${alert(o.error)}
+<p>Give the e-mail address you signed up with: a new link to confirm it will be sent to it.</p>
+<form method="post" action="/auth/confirmation">
+${hidden({ csrf_token: o.csrf })}
+<label for="email">E-mail address</label><input id="email" name="email" type="email" autocomplete="email" required>
+<button type="submit">Send it again</button>
+</form>`,
+  )
+}
+
+/** After asking for the confirmation mail: the same answer whether the address waits for one or not. */
+export function confirmationSentPage() {
+  return layout(
+    'Check your mail',
+    `<h1>Check your mail</h1><p role="status">If an account with this address waits for its confirmation, a new link is on its way.</p>`,
+  )
+}
+
 /** After asking: the same answer whether the address exists or not. */
 export function passwordSentPage() {
   return layout(

@@ -21,7 +21,7 @@ import {
   problemPage,
 } from './pages'
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /**
  * The headers of every /auth page: never cached, never framed, no scripts, forms only to this server, and no

@@ -602,3 +602,13 @@ export interface Tables {
 
 /** The row of a table: `RowOf<'users'>` is `UserRow`. */
 export type RowOf<T extends keyof Tables> = Tables[T]
+
+/** A moderation decision told to the account (Mastodon's AccountWarning; domain/account_warnings.ts). */
+export interface AccountWarningRow {
+  id: string
+  account_id: string | null
+  target_account_id: string
+  action: string
+  text: string
+  created_at: Date
+}

@@ -57,6 +57,20 @@ export async function mailOnActivation(
     )
 }
 
+/**
+ * Asks for the confirmation mail again for an address, from the page `/auth/confirmation/new`: only when an
+ * unconfirmed, unsuspended user signed up with it; nothing otherwise (the page answers the same either way).
+ */
+export async function mailConfirmationTo(trx: Knex, email: string) {
+  const user = await trx('users')
+    .join('accounts', 'accounts.id', 'users.account_id')
+    .whereRaw('lower(users.email) = lower(?)', [email])
+    .whereNull('users.confirmed_at')
+    .whereNull('accounts.suspended_at')
+    .first('users.id')
+  if (user) await mailConfirmation(trx, String(user.id))
+}
+
 /** Asks for a confirmation mail (a sign-up, a resend). */
 export const mailConfirmation = (trx: Knex, userId: string) =>
   outbox.add(trx, { event: 'mail.confirmation', userId })

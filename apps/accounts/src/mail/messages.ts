@@ -25,6 +25,7 @@ export interface MessageFacts {
   suspicious_sign_in: { username: string; ip: string; userAgent: string; when: string; resetUrl: string }
   email_change: { username: string; newEmail: string; link: string; days: number }
   email_change_warning: { username: string; newEmail: string; resetUrl: string }
+  warning: { acct: string; action: string; text: string }
   admin_report: {
     reportId: string
     reporter: string
@@ -128,6 +129,28 @@ const en: Texts = {
     ],
     action: { label: 'Reset my password', url: f.resetUrl },
     footer: `Sent by ${instance} to tell you of a change to your account.`,
+  }),
+  // Mastodon's user_mailer.warning texts: the subject names the action (config/locales/en.yml, warning.subject).
+  warning: (instance, f) => ({
+    subject:
+      {
+        none: `Warning for ${f.acct}`,
+        disable: `Your account ${f.acct} has been frozen`,
+        silence: `Your account ${f.acct} has been limited`,
+        suspend: `Your account ${f.acct} has been suspended`,
+        sensitive: `Your account ${f.acct} posts will be marked as sensitive from now on`,
+      }[f.action] ?? `Warning for ${f.acct}`,
+    greeting: `Hello ${f.acct},`,
+    paragraphs: [
+      {
+        none: `The moderators of ${instance} have sent you a warning.`,
+        disable: `The moderators of ${instance} have frozen your account: you can no longer sign in to use it, but it and its posts stay.`,
+        silence: `The moderators of ${instance} have limited your account: only people who already follow you see your posts, and it may be left out of public listings.`,
+        suspend: `The moderators of ${instance} have suspended your account: it can no longer be used, and its profile and posts are no longer shown.`,
+      }[f.action] ?? `The moderators of ${instance} have taken an action on your account.`,
+      ...(f.text ? [`Their words: “${f.text}”`] : []),
+    ],
+    footer: `Sent by ${instance} to tell you of a moderation decision on your account.`,
   }),
   admin_pending_account: (instance, f) => ({
     subject: `New account up for review on ${instance} (@${f.username})`,

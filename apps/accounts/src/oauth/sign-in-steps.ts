@@ -3,6 +3,7 @@ import { HttpError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { recordSignIn } from '../domain/sign_ins'
 import { checkCode, WRONG_CODE } from '../domain/two_factor'
+import { otpKey } from '../two_factor/otp-secret'
 import { hasSecurityKeys, signInOptions, verifyKey, WRONG_KEY } from '../two_factor/webauthn'
 import { signInWithPassword } from '../users/sign-in'
 import { endPendingSignIn, pendingSignInUserId, startPendingSignIn, startSession } from './session'
@@ -79,7 +80,7 @@ export async function secondFactorStep(
   const byKey = typeof p.credential === 'string' && p.credential !== ''
   const ok = byKey
     ? await verifyKey(ctx, userId, p.credential)
-    : !!(await ctx.db.transaction((trx) => checkCode(trx, userId, p.code)))
+    : !!(await ctx.db.transaction((trx) => checkCode(trx, otpKey(ctx.config.OTP_SECRET), userId, p.code)))
   if (!ok) {
     await throttle.fail()
     return { kind: 'wrong', error: byKey ? WRONG_KEY : WRONG_CODE }

@@ -4,6 +4,7 @@ import { HttpError } from '@roost/service'
 import type { AccountsContext } from '../context'
 import { requestAccountDeletion } from '../domain/deletion'
 import { checkCode } from '../domain/two_factor'
+import { otpKey } from '../two_factor/otp-secret'
 import { guardCredentials } from '../oauth/throttle'
 import { publishLoginState } from '../users/login-state'
 import { verifyPassword } from '../domain/password-hashes'
@@ -67,7 +68,10 @@ export async function postDelete(ctx: AccountsContext, req: Request, res: Respon
   const password = typeof p.password === 'string' ? p.password : ''
   if (!password || !(await verifyPassword(password, me.user.encrypted_password)))
     return refuse('The password is not right.')
-  if (me.user.otp_enabled_at && !(await ctx.db.transaction((trx) => checkCode(trx, me.user.id, p.code))))
+  if (
+    me.user.otp_enabled_at &&
+    !(await ctx.db.transaction((trx) => checkCode(trx, otpKey(ctx.config.OTP_SECRET), me.user.id, p.code)))
+  )
     return refuse('The two-factor code is not right.')
   await ctx.db.transaction((trx) => requestAccountDeletion(trx, ctx.revocations, me.account.id))
   await publishLoginState(ctx, me.account.id)

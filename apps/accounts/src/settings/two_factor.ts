@@ -21,6 +21,7 @@ import {
 import { mustEnrol } from '../oauth/authorize'
 import { webauthnScript } from '../oauth/pages'
 import { enrolmentUri } from '../two_factor/totp'
+import { openOtpSecret, otpKey, sealOtpSecret } from '../two_factor/otp-secret'
 import { listKeys, registerKey, registrationOptions, removeKey } from '../two_factor/webauthn'
 import { codeThrottle, formCsrf, safeReturnTo, settingsCsrf, settingsHeaders, settingsUser } from './common'
 import {
@@ -84,7 +85,8 @@ async function setupPage(
   status = 200,
   error?: string,
 ) {
-  const secret = user.otp_secret!
+  // The pending secret as the page shows it: the column holds it sealed (two_factor/otp-secret.ts).
+  const secret = openOtpSecret(user.otp_secret!, otpKey(ctx.config.OTP_SECRET))
   const { uri, qr } = await enrolmentUri(
     secret,
     `${user.username}@${localDomainOf(ctx.config)}`,
@@ -105,12 +107,18 @@ export async function setupTwoFactor(ctx: AccountsContext, req: Request, res: Re
   if (!formCsrf(ctx, req, res, p.csrf_token, '/settings/two_factor')) return
   let secret: string
   try {
-    secret = await ctx.db.transaction((trx) => beginEnrolment(trx, user.id))
+    secret = await ctx.db.transaction((trx) => beginEnrolment(trx, otpKey(ctx.config.OTP_SECRET), user.id))
   } catch (err) {
     if (!(err instanceof Invalid)) throw err
     return showState(ctx, req, res, user, { status: 422, error: err.message })
   }
-  await setupPage(ctx, req, res, { ...user, otp_secret: secret }, safeReturnTo(p.return_to))
+  await setupPage(
+    ctx,
+    req,
+    res,
+    { ...user, otp_secret: sealOtpSecret(secret, otpKey(ctx.config.OTP_SECRET)) },
+    safeReturnTo(p.return_to),
+  )
 }
 
 /** POST /settings/two_factor/confirm — the first code: on, and the recovery codes shown once. */
@@ -124,7 +132,9 @@ export async function confirmTwoFactor(ctx: AccountsContext, req: Request, res: 
   if (!throttle) return
   let codes: string[]
   try {
-    codes = await ctx.db.transaction((trx) => confirmEnrolment(trx, user.id, p.code))
+    codes = await ctx.db.transaction((trx) =>
+      confirmEnrolment(trx, otpKey(ctx.config.OTP_SECRET), user.id, p.code),
+    )
   } catch (err) {
     if (!(err instanceof Invalid)) throw err
     await throttle.fail()
@@ -145,7 +155,7 @@ export async function disableTwoFactorPage(ctx: AccountsContext, req: Request, r
   const throttle = await codeThrottle(ctx, req, res, user.id)
   if (!throttle) return
   try {
-    await ctx.db.transaction((trx) => disableTwoFactor(trx, user.id, p.code))
+    await ctx.db.transaction((trx) => disableTwoFactor(trx, otpKey(ctx.config.OTP_SECRET), user.id, p.code))
   } catch (err) {
     if (!(err instanceof Invalid)) throw err
     await throttle.fail()
@@ -165,7 +175,9 @@ export async function newRecoveryCodes(ctx: AccountsContext, req: Request, res: 
   if (!throttle) return
   let codes: string[]
   try {
-    codes = await ctx.db.transaction((trx) => regenerateRecoveryCodes(trx, user.id, p.code))
+    codes = await ctx.db.transaction((trx) =>
+      regenerateRecoveryCodes(trx, otpKey(ctx.config.OTP_SECRET), user.id, p.code),
+    )
   } catch (err) {
     if (!(err instanceof Invalid)) throw err
     await throttle.fail()

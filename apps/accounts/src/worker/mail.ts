@@ -154,6 +154,20 @@ export function mailProcessor(d: { db: Knex; config: Config; mailer: Mailer; con
         resetUrl: `${base}/auth/password/new`,
       })
     },
+    async 'mail.warning'(m) {
+      const warning = await d
+        .db('account_warnings')
+        .join('users', 'users.account_id', 'account_warnings.target_account_id')
+        .where('account_warnings.id', m.warningId)
+        .first('users.id as user_id', 'account_warnings.action', 'account_warnings.text')
+      const user = warning && (await recipient(d.db, warning.user_id))
+      if (!warning || !user) return undefined
+      return out('warning', user, {
+        acct: `@${user.username}@${localDomainOf(d.config)}`,
+        action: warning.action,
+        text: warning.text,
+      })
+    },
     async 'mail.admin_pending_account'(m) {
       const [to, pending] = await Promise.all([
         recipient(d.db, m.recipientUserId),

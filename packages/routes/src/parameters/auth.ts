@@ -11,6 +11,12 @@ export const confirmationParams = z.object({
 })
 
 /** POST /auth/password (the form of /auth/password/new) */
+/** POST /auth/confirmation: the confirmation mail again, from a page (Mastodon's Devise confirmations#create). */
+export const confirmationRequestParams = z.object({
+  email: string('The account’s e-mail address'),
+  csrf_token: string('The form’s CSRF token'),
+})
+
 export const passwordResetRequestParams = z.object({
   email: string('The account’s e-mail address'),
   csrf_token: string('The form’s CSRF token'),

@@ -19,6 +19,7 @@ import {
   unsuspendAccount,
 } from '../../../domain/moderation'
 import { publishLoginState } from '../../../users/login-state'
+import { recordWarning } from '../../../domain/account_warnings'
 
 const ADMIN_ACCOUNTS_LIMIT = 100
 
@@ -200,12 +201,22 @@ const ACTIONS: Record<AccountAction, (trx: Knex, ctx: AccountsContext, id: strin
 export async function accountAction(ctx: AccountsContext, req: Request, res: Response) {
   const admin = await requireAdmin(ctx, req)
   const row = await findAdminAccount(ctx, req.params.id)
-  const { type } = readParams(req, accountActionParams)
+  const { type, text, send_email_notification } = readParams(req, accountActionParams)
   const action =
     typeof type === 'string' && Object.hasOwn(ACTIONS, type) ? ACTIONS[type as AccountAction] : undefined
   if (!action) throw unprocessable('Validation failed: Type is not included in the list')
   if (row.role === 'admin' || row.id === admin.account.id) throw forbidden()
-  await ctx.db.transaction((trx) => action(trx, ctx, row.id))
+  await ctx.db.transaction(async (trx) => {
+    await action(trx, ctx, row.id)
+    // As Mastodon's Admin::AccountAction#warnable?: a warning (and its mail) only when asked for, to a local user.
+    if (send_email_notification && !row.domain)
+      await recordWarning(trx, {
+        moderatorAccountId: admin.account.id,
+        targetAccountId: row.id,
+        action: type as AccountAction,
+        text: typeof text === 'string' ? text : '',
+      })
+  })
   // Once committed: push hears of a suspension or a disabled login only when it has happened.
   await publishLoginState(ctx, row.id)
   res.json({})
