@@ -247,6 +247,10 @@ export const accountsEnv = baseEnv.extend({
    */
   SHOW_DOMAIN_BLOCKS: z.enum(['disabled', 'users', 'all']).default('disabled'),
   SHOW_DOMAIN_BLOCKS_RATIONALE: z.enum(['disabled', 'users', 'all']).default('disabled'),
+  /** Whether GET /api/v1/instance/peers lists the known servers (Mastodon's `peers_api_enabled`); off means 404. */
+  SHOW_PEERS: envFlag(true),
+  /** Whether GET /api/v1/instance/activity shows the weekly counts (Mastodon's `activity_api_enabled`); off means 404. */
+  SHOW_ACTIVITY: envFlag(true),
   INSTANCE_TITLE,
   /** A short description for /api/v2/instance. */
   INSTANCE_DESCRIPTION: z.string().default('A Mastodon-compatible social network server'),
