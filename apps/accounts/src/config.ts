@@ -311,6 +311,11 @@ export const accountsWorkerEnv = baseEnv.extend({
    * all (docs/federation.md, "Remote media"); then it stays linked. Tests lower it.
    */
   REMOTE_MEDIA_RETRY_BASE_MS: z.coerce.number().int().min(1).default(60_000),
+  /**
+   * How many of the newest posts of a remote account's outbox the worker stores when the account is first seen
+   * here (docs/federation.md, "Backfill of remote profiles"); 0 fetches none.
+   */
+  REMOTE_BACKFILL_STATUSES: z.coerce.number().int().min(0).max(100).default(20),
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**
