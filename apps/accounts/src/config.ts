@@ -252,6 +252,10 @@ export const accountsEnv = baseEnv.extend({
    */
   SHOW_DOMAIN_BLOCKS: z.enum(['disabled', 'users', 'all']).default('disabled'),
   SHOW_DOMAIN_BLOCKS_RATIONALE: z.enum(['disabled', 'users', 'all']).default('disabled'),
+  /** Whether GET /api/v1/instance/peers lists the known servers (Mastodon's `peers_api_enabled`); off means 404. */
+  SHOW_PEERS: envFlag(true),
+  /** Whether GET /api/v1/instance/activity shows the weekly counts (Mastodon's `activity_api_enabled`); off means 404. */
+  SHOW_ACTIVITY: envFlag(true),
   INSTANCE_TITLE,
   /** A short description for /api/v2/instance. */
   INSTANCE_DESCRIPTION: z.string().default('A Mastodon-compatible social network server'),
@@ -312,6 +316,11 @@ export const accountsWorkerEnv = baseEnv.extend({
    * all (docs/federation.md, "Remote media"); then it stays linked. Tests lower it.
    */
   REMOTE_MEDIA_RETRY_BASE_MS: z.coerce.number().int().min(1).default(60_000),
+  /**
+   * How many of the newest posts of a remote account's outbox the worker stores when the account is first seen
+   * here (docs/federation.md, "Backfill of remote profiles"); 0 fetches none.
+   */
+  REMOTE_BACKFILL_STATUSES: z.coerce.number().int().min(0).max(100).default(20),
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**

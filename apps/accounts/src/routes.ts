@@ -156,6 +156,8 @@ import {
 import { createDomainBlock, deleteDomainBlock, listDomainBlocks } from './api/v1/domain_blocks'
 import { preferences } from './api/v1/preferences'
 import { instanceV1 } from './api/v1/instance'
+import { instanceActivity, instancePeers } from './api/v1/instance_activity'
+import { listAdminInstances } from './api/v1/admin/instances'
 import { instanceV2 } from './api/v2/instance'
 import { searchRoute, searchRouteV1 } from './api/v2/search'
 import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
@@ -348,6 +350,8 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/instance/domain_blocks', on(instanceDomainBlocks))
   api.get('/api/v1/instance/extended_description', on(extendedDescription))
   api.get('/api/v1/instance/translation_languages', on(translationLanguages))
+  api.get('/api/v1/instance/peers', on(instancePeers))
+  api.get('/api/v1/instance/activity', on(instanceActivity))
 
   // Start-up calls and discovery (docs/discovery.md)
   api.get('/api/v1/markers', on(getMarkers))
@@ -512,6 +516,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/admin/domain_blocks', on(createAdminDomainBlock))
   api.put('/api/v1/admin/domain_blocks/:id', on(updateAdminDomainBlock))
   api.delete('/api/v1/admin/domain_blocks/:id', on(deleteAdminDomainBlock))
+  api.get('/api/v1/admin/instances', on(listAdminInstances))
   api.get('/api/v1/admin/ip_blocks', on(listIpBlocks))
   api.get('/api/v1/admin/ip_blocks/:id', on(showIpBlock))
   api.post('/api/v1/admin/ip_blocks', on(createIpBlock))

@@ -78,6 +78,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
     mediaQueue: media,
     remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
+    remoteBackfillStatuses: config.REMOTE_BACKFILL_STATUSES,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const mailer = createMailer(config, logger)

@@ -106,6 +106,9 @@ export const activity = z.discriminatedUnion('event', [
   event('quote.revoked', quoteFacts),
   // A local account moved away: a Move to its followers' servers (docs/federation.md, "Moved accounts").
   event('account.moved', { accountId: id, targetAccountId: id }),
+  // A remote account stored here for the first time: the worker reads the newest posts of its outbox
+  // (docs/federation.md, "Backfill of remote profiles").
+  event('remote_account.discovered', { accountId: id }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
   // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
   event('announcement.published', { announcementId: id }),

@@ -399,6 +399,8 @@ export const ROUTES: readonly Route[] = [
     params: P.adminDomainBlockParams,
   }),
   route('DELETE', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks']),
+  // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
+  route('GET', '/api/v1/admin/instances', ACCOUNTS, 'required', ['admin:read']),
   route('GET', '/api/v1/admin/reports', ACCOUNTS, 'required', ['admin:read:reports'], {
     params: P.adminReportsParams,
   }),
@@ -525,6 +527,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/instance/domain_blocks', ACCOUNTS, 'optional'),
   route('GET', '/api/v1/instance/extended_description', ACCOUNTS, 'none'),
   route('GET', '/api/v1/instance/translation_languages', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/instance/peers', ACCOUNTS, 'none'),
+  route('GET', '/api/v1/instance/activity', ACCOUNTS, 'none'),
   route('GET', '/api/v1/custom_emojis', ACCOUNTS, 'none'),
 
   // Web Push subscriptions (apps/push/src/api)

@@ -4,6 +4,7 @@ import type { Federation } from './transport/client'
 import { FetchError } from './transport/client'
 import { domainBlockFor, isDomainBlocked, isUrlBlocked } from './domain-blocks'
 import { emojiTagsOf, refreshAccountEmojis, storeRemoteEmojis } from '../domain/custom_emojis'
+import * as outbox from '../outbox/outbox'
 
 /**
  * Remote accounts (docs/federation.md, "Remote accounts"): actors of other servers, stored in the `accounts`
@@ -173,10 +174,15 @@ async function writeActor(
   if (updated) return updated
   try {
     const silenced = block?.severity === 'silence' ? { silenced_at: block.created_at } : {}
-    const [row] = await db('accounts')
-      .insert({ ...columns, ...silenced })
-      .returning('*')
-    return row as AccountRow
+    // A new account's newest posts are read by the worker (docs/federation.md, "Backfill of remote profiles").
+    return await db.transaction(async (trx) => {
+      const [row] = await trx('accounts')
+        .insert({ ...columns, ...silenced })
+        .returning('*')
+      if (row.outbox_url && !row.suspended_at)
+        await outbox.add(trx, { event: 'remote_account.discovered', accountId: row.id })
+      return row as AccountRow
+    })
   } catch (err) {
     // Another request stored it first (the unique uri index): update that row instead.
     if ((err as { code?: string }).code === '23505') {

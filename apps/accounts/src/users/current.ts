@@ -66,6 +66,12 @@ async function noteActivity(ctx: AccountsContext, user: UserRow) {
   const last = new Date(user.current_sign_in_at).getTime()
   if (Date.now() - last < DAY_MS) return
   await ctx.db('users').where({ id: user.id }).update({ current_sign_in_at: ctx.db.fn.now() })
+  // The week's logins of GET /api/v1/instance/activity (docs/discovery.md, "Instance activity").
+  await ctx.db.raw(
+    `INSERT INTO weekly_logins (week, user_id) VALUES (date_trunc('week', now() AT TIME ZONE 'UTC')::date, ?)
+     ON CONFLICT DO NOTHING`,
+    [user.id],
+  )
   if (Date.now() - last <= ctx.config.USER_ACTIVE_DAYS * DAY_MS) return
   const feed = home(user.account_id)
   await ctx.feeds.drop(feed)

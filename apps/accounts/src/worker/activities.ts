@@ -8,6 +8,7 @@ import { federationConsumer } from '../activities/federation'
 import { feedsConsumer } from '../activities/feeds'
 import { notificationsConsumer } from '../activities/notifications'
 import { remoteMediaConsumer } from '../activities/remote-media'
+import { backfillConsumer } from '../activities/backfill'
 import { streamingConsumer } from '../activities/streaming'
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
@@ -33,6 +34,8 @@ export function createConsumers(d: {
   /** The `media` queue, where remote attachments wait to be copied (docs/federation.md, "Remote media"). */
   mediaQueue: Queue
   remoteMediaRetryBaseMs: number
+  /** REMOTE_BACKFILL_STATUSES (docs/federation.md, "Backfill of remote profiles"). */
+  remoteBackfillStatuses: number
 }) {
   return {
     notifications: notificationsConsumer(d.db, d.urls, d.streaming),
@@ -42,6 +45,8 @@ export function createConsumers(d: {
     federation: federationConsumer(d.federation, d.deliver, d.pollUpdateSoon),
     // Last: a slow remote server delays nothing the others do.
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
+    // After the others too: it reads another server's outbox, bounded in pages, bytes and time.
+    backfill: backfillConsumer(d.federation, d.remoteBackfillStatuses),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

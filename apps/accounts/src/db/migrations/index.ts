@@ -43,6 +43,7 @@ import * as fediContent from './20261129060001_fedi_content'
 import * as yourData from './20261129080001_your_data'
 import * as quotes from './20261129090001_quotes'
 import * as accountWarnings from './20261129110001_account_warnings'
+import * as weeklyLogins from './20261129120001_weekly_logins'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
@@ -99,4 +100,5 @@ export const migrations: Migration[] = [
   { name: '20261129080001_your_data', ...yourData },
   { name: '20261129090001_quotes', ...quotes },
   { name: '20261129110001_account_warnings', ...accountWarnings },
+  { name: '20261129120001_weekly_logins', ...weeklyLogins },
 ]
