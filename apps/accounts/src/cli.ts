@@ -8,6 +8,7 @@
  *   npm run roost -- accounts unsuspend NAME
  *   npm run roost -- accounts role NAME user|moderator|admin
  *   npm run roost -- accounts disable-2fa NAME
+ *   npm run roost -- accounts alias NAME ACCT [--remove]
  *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
  *   npm run roost -- announcements list | create TEXT [--starts-at T] [--ends-at T] [--all-day] [--draft]
  *   npm run roost -- announcements publish ID | unpublish ID | delete ID
@@ -45,6 +46,7 @@ import {
 } from './domain/moderation'
 import { MEDIA_OPTIONS, MEDIA_USAGE, mediaCommand } from './media/commands'
 import { EMOJI_OPTIONS, EMOJI_USAGE, emojiCommand } from './emoji-commands'
+import { saveAliases } from './domain/moves'
 import { validateSignUp } from './users/sign-up'
 import { publishLoginState } from './users/login-state'
 import { hashPassword } from './domain/password-hashes'
@@ -58,6 +60,10 @@ const USAGE = `Usage: roost accounts <command>
   unsuspend NAME
   role NAME ROLE    ROLE: user, moderator or admin
   disable-2fa NAME  turn two-factor sign-in off (every factor lost); the user is told by mail
+  alias NAME ACCT [--remove]
+                    NAME is also known as ACCT (user, user@domain, or an actor URL), served as its
+                    actor's alsoKnownAs so that ACCT may move to NAME; a remote ACCT must be known
+                    here already (looked up once by search); a local one needs PUBLIC_URL
        roost rules <command>
   list              the server's rules (GET /api/v1/instance/rules), with their ids
   add TEXT [--hint H] [--priority N]
@@ -146,6 +152,7 @@ async function run(
       'ends-at': { type: 'string' },
       'all-day': { type: 'boolean' },
       draft: { type: 'boolean' },
+      remove: { type: 'boolean' },
       ...MEDIA_OPTIONS,
       ...EMOJI_OPTIONS,
     },
@@ -211,9 +218,55 @@ async function run(
       if (!done) throw new CliError(`${name} does not use two-factor sign-in`)
       return 'OK'
     }
+    case 'alias': {
+      if (!extra) throw usage('An ACCT to name as an alias is required.')
+      const id = await accountIdOf(db, name)
+      const uri = await aliasUriOf(db, env, extra)
+      const current: string[] =
+        (await db('accounts').where({ id }).first('also_known_as')).also_known_as ?? []
+      if (uri === (await aliasUriOf(db, env, name).catch(() => undefined)))
+        throw new CliError('An account cannot be its own alias')
+      const aliases = values.remove ? current.filter((u) => u !== uri) : [...current, uri]
+      const row = await db.transaction((trx) => saveAliases(trx, id, aliases))
+      return ['OK', ...(row.also_known_as ?? [])].join('\n')
+    }
     default:
       throw usage(`Unknown command ${command}.`)
   }
+}
+
+/**
+ * The ActivityPub id `acct` names, as `POST /api/v1/accounts/aliases` stores it: an actor URL as given (when known
+ * here), `user@domain` of a remote account known here, or a local `user` (its id built from PUBLIC_URL). The CLI
+ * does not fetch other servers: a remote account is looked up first by search (docs/federation.md).
+ */
+async function aliasUriOf(db: Knex, env: Record<string, string | undefined>, acct: string): Promise<string> {
+  const publicUrl = env.PUBLIC_URL?.replace(/\/$/, '')
+  const localHost = publicUrl ? new URL(publicUrl).host.toLowerCase() : undefined
+  if (/^https?:\/\//.test(acct)) {
+    const known = await db('accounts').where({ uri: acct }).first('id')
+    if (known || (publicUrl && acct.startsWith(`${publicUrl}/users/`))) return acct
+    throw new CliError(`No account ${acct} is known here: look it up first (search with resolve=true)`)
+  }
+  const [username = '', domain] = acct.replace(/^@/, '').split('@')
+  if (!domain || domain.toLowerCase() === localHost) {
+    await accountIdOf(db, username)
+    if (!publicUrl) throw new CliError(`PUBLIC_URL is needed to name the local account ${username}`)
+    const row = await db('accounts')
+      .whereRaw('lower(username) = lower(?)', [username])
+      .whereNull('domain')
+      .first('username')
+    return `${publicUrl}/users/${row.username as string}`
+  }
+  const remote = await db('accounts')
+    .whereRaw('lower(username) = lower(?)', [username])
+    .whereRaw('lower(domain) = lower(?)', [domain])
+    .first('uri')
+  if (!remote?.uri)
+    throw new CliError(
+      `No account ${username}@${domain} is known here: look it up first (search with resolve=true)`,
+    )
+  return remote.uri as string
 }
 
 type Options = Record<string, string | boolean | undefined>

@@ -18,11 +18,20 @@ afterAll(() => stack.stop())
 
 /** Runs the CLI as an operator would, against this stack's database and Redis prefix. */
 async function roost(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return roostWith({}, ...args)
+}
+
+/** The same, with more of the service's environment (PUBLIC_URL, for `accounts alias`). */
+async function roostWith(
+  more: Record<string, string | undefined>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = {
     PATH: process.env.PATH,
     DATABASE_URL: stack.env.DATABASE_URL,
     REDIS_URL: stack.env.REDIS_URL,
     REDIS_PREFIX: stack.env.REDIS_PREFIX,
+    ...more,
   }
   try {
     const { stdout, stderr } = await promisify(execFile)(
@@ -130,6 +139,52 @@ describe('roost accounts (CLI)', () => {
     expect((await stack.api().get(`/api/v1/accounts/${u.accountId}`)).body.suspended).toBe(true)
     expect((await roost('accounts', 'unsuspend', 'cli_victim')).code).toBe(0)
     expect((await stack.api().get(`/api/v1/accounts/${u.accountId}`)).body.suspended).toBeUndefined()
+  })
+
+  it('sets and removes an alias (alsoKnownAs), which lets the aliased account move', async () => {
+    const old = await stack.createUser({ username: 'cli_old' })
+    await stack.createUser({ username: 'cli_new' })
+    const withUrl = { PUBLIC_URL: stack.url }
+    const actor = async (name: string) =>
+      (await stack.api().get(`/users/${name}`).set('Accept', 'application/activity+json').expect(200)).body
+    const set = await roostWith(withUrl, 'accounts', 'alias', 'cli_new', 'cli_old')
+    expect(set).toMatchObject({ code: 0, stdout: `OK\n${stack.url}/users/cli_old\n` })
+    expect((await actor('cli_new')).alsoKnownAs).toEqual([`${stack.url}/users/cli_old`])
+    // The same alias twice is kept once; the domain of this server names a local account too.
+    const host = new URL(stack.url).host
+    expect((await roostWith(withUrl, 'accounts', 'alias', 'cli_new', `cli_old@${host}`)).stdout).toBe(
+      `OK\n${stack.url}/users/cli_old\n`,
+    )
+    // Refused: itself, a local account without PUBLIC_URL, a remote account not known here, no ACCT.
+    expect(await roostWith(withUrl, 'accounts', 'alias', 'cli_new', 'cli_new')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/cannot be its own alias/),
+    })
+    expect(await roost('accounts', 'alias', 'cli_new', 'cli_old')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/PUBLIC_URL is needed/),
+    })
+    expect(
+      await roostWith(withUrl, 'accounts', 'alias', 'cli_new', 'someone@elsewhere.example'),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/No account someone@elsewhere.example is known here/),
+    })
+    expect((await roost('accounts', 'alias', 'cli_new')).code).toBe(2)
+    // The alias is what a move needs: cli_old moves to cli_new.
+    const token = await stack.userToken('read write', old)
+    const moved = await stack
+      .api()
+      .post('/api/v1/accounts/move')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ acct: 'cli_new', current_password: old.password })
+    expect([moved.status, moved.body]).toEqual([200, { moved_to: 'cli_new' }])
+    // --remove takes it away.
+    expect(await roostWith(withUrl, 'accounts', 'alias', 'cli_new', 'cli_old', '--remove')).toMatchObject({
+      code: 0,
+      stdout: 'OK\n',
+    })
+    expect((await actor('cli_new')).alsoKnownAs).toBeUndefined()
   })
 
   it('fails clearly: unknown account, invalid input, bad usage', async () => {

@@ -104,3 +104,16 @@ export async function moveAccount(db: Knex, urls: Urls, origin: AccountRow, targ
   for (const followerId of await localFollowersOf(db, origin.id))
     await db.transaction((trx) => moveFollower(trx, urls, followerId, origin, target))
 }
+
+/**
+ * Replaces the ActivityPub ids `accountId` says it is also known as (served as its actor's `alsoKnownAs`; an Update
+ * tells its followers' servers). Used by `POST`/`DELETE /api/v1/accounts/aliases` and `roost accounts alias`.
+ */
+export async function saveAliases(trx: Knex, accountId: string, aliases: string[]): Promise<AccountRow> {
+  const [row]: AccountRow[] = await trx('accounts')
+    .where({ id: accountId })
+    .update({ also_known_as: JSON.stringify([...new Set(aliases)]) })
+    .returning('*')
+  await outbox.add(trx, { event: 'account.updated', accountId })
+  return row!
+}

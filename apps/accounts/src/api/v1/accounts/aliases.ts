@@ -7,7 +7,7 @@ import { urlsOf } from '../../../entities/account'
 import { findLocalAccount } from '../../../queries/accounts'
 import { resolveAcct, resolveActor } from '../../../federation/remote-accounts'
 import { actorUriOf, acctOf } from '../../../federation/uris'
-import { localFollowersOf, moveFollower } from '../../../domain/moves'
+import { localFollowersOf, moveFollower, saveAliases } from '../../../domain/moves'
 import * as outbox from '../../../outbox/outbox'
 import { verifyPassword } from '../../../domain/password-hashes'
 import { requireUser } from '../../../users/current'
@@ -50,16 +50,9 @@ export async function addAlias(ctx: AccountsContext, req: Request, res: Response
   const target = await accountOf(ctx, acct, false)
   if (target.id === account.id) throw new Invalid('Validation failed: Acct cannot be yourself')
   const uri = actorUriOf(urlsOf(ctx.config), target)
-  const aliases = [...new Set([...(account.also_known_as ?? []), uri])]
-  const [row]: AccountRow[] = await ctx.db.transaction(async (trx) => {
-    const updated = await trx('accounts')
-      .where({ id: account.id })
-      .update({ also_known_as: JSON.stringify(aliases) })
-      .returning('*')
-    await outbox.add(trx, { event: 'account.updated', accountId: account.id })
-    return updated
-  })
-  res.json(aliasesOf(row!))
+  const aliases = [...(account.also_known_as ?? []), uri]
+  const row = await ctx.db.transaction((trx) => saveAliases(trx, account.id, aliases))
+  res.json(aliasesOf(row))
 }
 
 /** DELETE /api/v1/accounts/aliases — removes an alias. */
@@ -69,15 +62,8 @@ export async function removeAlias(ctx: AccountsContext, req: Request, res: Respo
   const target = await accountOf(ctx, acct, false)
   const uri = actorUriOf(urlsOf(ctx.config), target)
   const aliases = (account.also_known_as ?? []).filter((u) => u !== uri)
-  const [row]: AccountRow[] = await ctx.db.transaction(async (trx) => {
-    const updated = await trx('accounts')
-      .where({ id: account.id })
-      .update({ also_known_as: JSON.stringify(aliases) })
-      .returning('*')
-    await outbox.add(trx, { event: 'account.updated', accountId: account.id })
-    return updated
-  })
-  res.json(aliasesOf(row!))
+  const row = await ctx.db.transaction((trx) => saveAliases(trx, account.id, aliases))
+  res.json(aliasesOf(row))
 }
 
 /**
