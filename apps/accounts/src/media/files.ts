@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { MediaConfig } from '../config'
-import { s3Files } from './s3'
+import type * as S3Module from './s3'
 
 /** One stored file, as a cleanup sweep sees it. */
 export interface StoredFile {
@@ -90,6 +90,9 @@ export function mediaFilesOf(config: FilesSettings): MediaFiles {
   const secretAccessKey = config.S3_SECRET_ACCESS_KEY ?? config.AWS_SECRET_ACCESS_KEY
   if (!accessKeyId !== !secretAccessKey)
     throw new Error('S3: set both the access key id and its secret (S3_ or AWS_ names), or neither')
+  // Loaded only for a bucket: the AWS SDK takes half a second to load, which a directory never needs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of a heavy module
+  const { s3Files } = require('./s3') as typeof S3Module
   return s3Files({
     bucket: config.S3_BUCKET,
     region: config.S3_REGION,

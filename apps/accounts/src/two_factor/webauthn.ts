@@ -1,10 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server'
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransportFuture,
@@ -20,6 +14,9 @@ import type { WebauthnCredentialRow } from '../db/rows'
  * origin accepted). A challenge lives in Redis for 5 minutes, one per user and purpose, and is used once.
  */
 const CHALLENGE_TTL_S = 300
+
+/** The library, loaded at the first use of a security key: most processes never need it (half a second to load). */
+const webauthn = () => import('@simplewebauthn/server')
 export const WRONG_KEY = 'The security key could not be verified.'
 
 const relyingParty = (ctx: AccountsContext) => {
@@ -45,7 +42,9 @@ export const hasSecurityKeys = async (ctx: AccountsContext, userId: string) =>
 export async function registrationOptions(ctx: AccountsContext, userId: string, username: string) {
   const { rpID } = relyingParty(ctx)
   const existing = await credentialsOf(ctx, userId)
-  const options = await generateRegistrationOptions({
+  const options = await (
+    await webauthn()
+  ).generateRegistrationOptions({
     rpName: ctx.config.INSTANCE_TITLE,
     rpID,
     userName: username,
@@ -76,13 +75,17 @@ export async function registerKey(ctx: AccountsContext, userId: string, response
   const body = parse<RegistrationResponseJSON>(response)
   if (!challenge || !body) throw new Invalid(WRONG_KEY)
   const { rpID, origin } = relyingParty(ctx)
-  const verification = await verifyRegistrationResponse({
-    response: body,
-    expectedChallenge: challenge,
-    expectedOrigin: origin,
-    expectedRPID: rpID,
-    requireUserVerification: false,
-  }).catch(() => undefined)
+  const verification = await (
+    await webauthn()
+  )
+    .verifyRegistrationResponse({
+      response: body,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
+    })
+    .catch(() => undefined)
   if (!verification?.verified) throw new Invalid(WRONG_KEY)
   const { credential } = verification.registrationInfo
   await ctx.db('webauthn_credentials').insert({
@@ -99,7 +102,9 @@ export async function registerKey(ctx: AccountsContext, userId: string, response
 export async function signInOptions(ctx: AccountsContext, userId: string) {
   const keys = await credentialsOf(ctx, userId)
   if (!keys.length) return undefined
-  const options = await generateAuthenticationOptions({
+  const options = await (
+    await webauthn()
+  ).generateAuthenticationOptions({
     rpID: relyingParty(ctx).rpID,
     allowCredentials: keys.map((c) => ({
       id: c.credential_id,
@@ -123,19 +128,23 @@ export async function verifyKey(ctx: AccountsContext, userId: string, response: 
     .first()
   if (!key) return false
   const { rpID, origin } = relyingParty(ctx)
-  const verification = await verifyAuthenticationResponse({
-    response: body,
-    expectedChallenge: challenge,
-    expectedOrigin: origin,
-    expectedRPID: rpID,
-    credential: {
-      id: key.credential_id,
-      publicKey: new Uint8Array(key.public_key),
-      counter: Number(key.sign_count),
-      transports: key.transports as AuthenticatorTransportFuture[],
-    },
-    requireUserVerification: false,
-  }).catch(() => undefined)
+  const verification = await (
+    await webauthn()
+  )
+    .verifyAuthenticationResponse({
+      response: body,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      credential: {
+        id: key.credential_id,
+        publicKey: new Uint8Array(key.public_key),
+        counter: Number(key.sign_count),
+        transports: key.transports as AuthenticatorTransportFuture[],
+      },
+      requireUserVerification: false,
+    })
+    .catch(() => undefined)
   if (!verification?.verified) return false
   await ctx
     .db('webauthn_credentials')
