@@ -9,6 +9,7 @@ COPY apps/accounts/package.json apps/accounts/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/push/package.json apps/push/
 COPY apps/streaming/package.json apps/streaming/
+COPY apps/web/package.json apps/web/
 COPY packages/auth/package.json packages/auth/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
@@ -33,6 +34,7 @@ COPY --from=build /app/apps/accounts/package.json apps/accounts/
 COPY --from=build /app/apps/gateway/package.json apps/gateway/
 COPY --from=build /app/apps/push/package.json apps/push/
 COPY --from=build /app/apps/streaming/package.json apps/streaming/
+COPY --from=build /app/apps/web/package.json apps/web/
 COPY --from=build /app/packages/auth/package.json packages/auth/
 COPY --from=build /app/packages/db/package.json packages/db/
 COPY --from=build /app/packages/errors/package.json packages/errors/
@@ -53,6 +55,8 @@ COPY --from=build --chown=root:root /app/apps/accounts/dist apps/accounts/dist
 COPY --from=build --chown=root:root /app/apps/gateway/dist apps/gateway/dist
 COPY --from=build --chown=root:root /app/apps/push/dist apps/push/dist
 COPY --from=build --chown=root:root /app/apps/streaming/dist apps/streaming/dist
+# The web app's files, served by the gateway at /web-assets (docs/architecture.md, "The web app").
+COPY --from=build --chown=root:root /app/apps/web/dist apps/web/dist
 # ffmpeg and ffprobe transcode video, audio and GIF uploads (docs/media.md, "Video, audio and GIFs").
 RUN apt-get update \
   && apt-get install -y --no-install-recommends ffmpeg \

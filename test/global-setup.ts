@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import path from 'node:path'
 import { migrateAccounts } from '../apps/accounts/src/service'
 import { migratePush } from '../apps/push/src/service'
 import { adminQuery, checkServers, databaseUrl, templateDatabase } from '@roost/testing'
@@ -9,6 +11,12 @@ import { adminQuery, checkServers, databaseUrl, templateDatabase } from '@roost/
  */
 export default async function globalSetup() {
   await checkServers()
+  // The web app's files the gateway serves (apps/web/dist, not committed): built for every run, in well under a
+  // second, so the browser tests see the sources as they are.
+  const web = spawnSync(process.execPath, [path.join(__dirname, '..', 'apps', 'web', 'build.mjs')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  if (web.status !== 0) throw new Error('building the web app (apps/web/build.mjs) failed')
   process.env.ROOST_TEST_RUN = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
   const template = templateDatabase()
   await adminQuery(`CREATE DATABASE "${template}"`)

@@ -41,6 +41,7 @@ import { createRateLimiter, rateLimitHeaders } from './rate-limit'
 import { createRouteIndex, runHandlers } from './route-index'
 import type { Handler } from './route-index'
 import { createHeaderSigners } from './signed-headers'
+import { webHandlers } from './web'
 
 /**
  * The gateway: the only public entry. Every request: client address and `no_access` IP rules; then, for each
@@ -112,6 +113,7 @@ export async function createGateway(config: GatewayConfig) {
       })
       res.end(body)
     },
+    ...webHandlers(),
   }
   const routeOf = createRouteIndex(
     ROUTES.map((route) => {

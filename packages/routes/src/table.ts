@@ -1,6 +1,7 @@
 import type { Access, Scope } from '@roost/auth'
 import * as P from './parameters'
 import type { RouteParams } from './params'
+import { WEB_ASSETS_PATH, WEB_PAGES } from './web'
 
 /** The service behind a route; `gateway` routes are answered by the gateway itself. */
 export type Upstream = 'accounts' | 'push' | 'streaming' | 'gateway'
@@ -577,6 +578,10 @@ export const ROUTES: readonly Route[] = [
 
   // The gateway's own (apps/gateway/src/service.ts)
   route('GET', '/api/openapi.json', GATEWAY, 'none'),
+  // The web app (apps/web, served by apps/gateway/src/web.ts; docs/architecture.md, "The web app"): its pages, each
+  // the same HTML page, and its files. It talks to Roost only through the API above.
+  ...WEB_PAGES.map((path) => route('GET', path, GATEWAY, 'none')),
+  route('GET', `${WEB_ASSETS_PATH}/:file`, GATEWAY, 'none'),
 ]
 
 /**

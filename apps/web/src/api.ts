@@ -1,0 +1,80 @@
+/**
+ * The app's one way to the server: Roost's public API, with a bearer token, as any client (docs/architecture.md,
+ * "The web app"). Errors are Mastodon's `{"error": …}`, thrown as ApiError with the text to show; lists come with
+ * the `next`/`prev` links of their `Link` header.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface Paged<T> {
+  items: T[]
+  next?: string
+  prev?: string
+}
+
+/** The `rel="next"` and `rel="prev"` addresses of a `Link` header. */
+export function parseLinks(header: string | null): { next?: string; prev?: string } {
+  const links: { next?: string; prev?: string } = {}
+  for (const part of (header ?? '').split(',')) {
+    const m = /<([^>]+)>\s*;\s*rel="?(next|prev)"?/.exec(part)
+    if (m) links[m[2] as 'next' | 'prev'] = m[1]
+  }
+  return links
+}
+
+type Body = Record<string, unknown> | FormData | undefined
+
+export interface Api {
+  get<T>(path: string, query?: Record<string, string | undefined>): Promise<T>
+  page<T>(pathOrUrl: string, query?: Record<string, string | undefined>): Promise<Paged<T>>
+  send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: Body): Promise<T>
+}
+
+/** An API client with this token (or none, for the public endpoints); `onUnauthorized` runs on a 401. */
+export function createApi(token: string | undefined, onUnauthorized: () => void = () => {}): Api {
+  async function call(method: string, url: string, body?: Body) {
+    const headers: Record<string, string> = {}
+    if (token) headers.Authorization = `Bearer ${token}`
+    let payload: BodyInit | undefined
+    if (body instanceof FormData) payload = body
+    else if (body) {
+      headers['Content-Type'] = 'application/json'
+      payload = JSON.stringify(body)
+    }
+    const res = await fetch(url, { method, headers, body: payload })
+    if (!res.ok) {
+      if (res.status === 401 && token) onUnauthorized()
+      const error = await res.json().catch(() => ({}))
+      throw new ApiError(
+        res.status,
+        typeof error?.error === 'string' ? error.error : `The server answered ${res.status}`,
+      )
+    }
+    return res
+  }
+  const withQuery = (path: string, query: Record<string, string | undefined> = {}) => {
+    const url = new URL(path, location.origin)
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') url.searchParams.set(k, v)
+    return url.toString()
+  }
+  return {
+    async get(path, query) {
+      return (await call('GET', withQuery(path, query))).json()
+    },
+    async page(pathOrUrl, query) {
+      const res = await call('GET', withQuery(pathOrUrl, query))
+      return { items: await res.json(), ...parseLinks(res.headers.get('Link')) }
+    },
+    async send(method, path, body) {
+      const res = await call(method, withQuery(path), body)
+      const text = await res.text()
+      return text ? JSON.parse(text) : {}
+    },
+  }
+}

@@ -1,0 +1,44 @@
+import type { WebPage } from '../../../../packages/routes/src/web'
+import { account } from './admin/account'
+import { accounts } from './admin/accounts'
+import { customEmojis } from './admin/custom-emojis'
+import { dashboard } from './admin/dashboard'
+import { domainBlocks } from './admin/domain-blocks'
+import { instances } from './admin/instances'
+import { ipBlocks } from './admin/ip-blocks'
+import { report } from './admin/report'
+import { reports } from './admin/reports'
+import { blocks } from './blocks'
+import { callback } from './callback'
+import { filters } from './filters'
+import { lists } from './lists'
+import { preferences } from './preferences'
+import { profile } from './profile'
+import { signUp } from './sign-up'
+import { tags } from './tags'
+import type { Page } from './types'
+
+/**
+ * Every page of the app by its path (docs/architecture.md, "The web app"). Typed by WEB_PAGES, the paths the
+ * gateway serves (packages/routes/src/web.ts): a path without a page, or a page without a path, does not compile.
+ * The menus list the pages in this order.
+ */
+export const PAGES: Record<WebPage, Page> = {
+  '/auth/sign_up': signUp,
+  '/web/callback': callback,
+  '/settings/profile': profile,
+  '/settings/preferences': preferences,
+  '/settings/filters': filters,
+  '/settings/tags': tags,
+  '/settings/blocks': blocks,
+  '/settings/lists': lists,
+  '/admin': dashboard,
+  '/admin/reports': reports,
+  '/admin/reports/:id': report,
+  '/admin/accounts': accounts,
+  '/admin/accounts/:id': account,
+  '/admin/domain_blocks': domainBlocks,
+  '/admin/ip_blocks': ipBlocks,
+  '/admin/custom_emojis': customEmojis,
+  '/admin/instances': instances,
+}

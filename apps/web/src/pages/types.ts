@@ -1,0 +1,56 @@
+import type { FunctionComponent } from 'preact'
+import type { Api } from '../api'
+import type { Area } from '../auth'
+
+/** The signed-in user as verify_credentials gives them (a CredentialAccount), the parts pages read. */
+export interface Me {
+  id: string
+  username: string
+  acct: string
+  display_name: string
+  avatar: string
+  role?: { name: string; permissions: string }
+}
+
+export interface PageProps {
+  api: Api
+  /** The path's parameters (`:id`). */
+  params: Record<string, string>
+  /** Absent on public pages. */
+  me?: Me
+}
+
+/**
+ * One page of the app (docs/architecture.md, "The web app"): a file in this folder exporting one of these,
+ * registered in ./index.ts under its path of WEB_PAGES.
+ */
+export interface Page {
+  title: string
+  /** `public`: no sign-in; `settings`/`admin`: signed in with the scopes of the area's pages. */
+  area: 'public' | Area
+  /** The API scopes the page's calls need (Mastodon's names); the area's sign-in asks for those of all its pages. */
+  scopes?: string[]
+  /** Admin pages: the Mastodon permission bit (PERMISSIONS) a role needs to see the page in the menu. */
+  permission?: number
+  /** Shown in the area's menu (pages with a parameter are reached from their list instead). */
+  menu?: string
+  Component: FunctionComponent<PageProps>
+}
+
+/** Mastodon's role permission bits (Mastodon's UserRole::FLAGS), as `role.permissions` carries them. */
+export const PERMISSIONS = {
+  administrator: 1,
+  devops: 2,
+  viewDashboard: 8,
+  manageReports: 16,
+  manageFederation: 32,
+  manageSettings: 64,
+  manageBlocks: 128,
+  manageUsers: 1024,
+  manageCustomEmojis: 16384,
+} as const
+
+export const can = (me: Me | undefined, permission: number) => {
+  const bits = Number(me?.role?.permissions ?? 0)
+  return (bits & PERMISSIONS.administrator) !== 0 || (bits & permission) !== 0
+}

@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import sharp from 'sharp'
+import { launchChromium } from '@roost/testing'
+import { addRule } from '../../apps/accounts/src/domain/rules'
+import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
+import type { SmtpReceiver } from '../mail/smtp-receiver'
+import { bearer, startStack } from '../stack'
+import type { Stack } from '../stack'
+
+/**
+ * The web app (apps/web; docs/architecture.md, "The web app") in headless Chromium, through the gateway with its
+ * rate limits, CSP and CORS on, as people use it: a newcomer signs up on a server that approves accounts, a
+ * moderator approves them, they edit their profile with an avatar and add a filter the API then applies; the
+ * moderator resolves a report with a suspension and the reported user gets the warning mail. axe-core checks every
+ * page; the browser reports no CSP violation.
+ */
+const LOGIN = 'roost-mailer'
+const PASSWORD = 'smtp-password-for-tests'
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+
+let stack: Stack
+let smtp: SmtpReceiver
+let browser: Browser
+const contexts: BrowserContext[] = []
+const cspViolations: string[] = []
+
+beforeAll(async () => {
+  smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
+  stack = await startStack({
+    env: {
+      ...smtpEnv(smtp, LOGIN, PASSWORD),
+      REGISTRATIONS_MODE: 'approved',
+      RATE_LIMITS: 'on',
+      RATE_LIMIT_SIGN_UPS: '1000/300',
+      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
+      RATE_LIMIT_API_IP: '10000/300',
+      RATE_LIMIT_API_TOKEN: '10000/300',
+      RATE_LIMIT_API_USER: '10000/300',
+      RATE_LIMIT_SIGN_IN_IP: '1000/300',
+    },
+  })
+  await stack.accounts.ctx.db.transaction((trx) =>
+    addRule(trx, { text: 'Be kind to one another', hint: 'No harassment, no hate.' }),
+  )
+  browser = await launchChromium()
+}, 90_000)
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {})
+  await browser?.close()
+  await stack?.stop()
+  await smtp?.close()
+})
+
+/** A person's own browser (their localStorage and sessionStorage), watching for refused scripts and styles. */
+async function person(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+  contexts.push(context)
+  const page = await context.newPage()
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+  })
+  return page
+}
+
+/** The page is drawn: its heading is there and nothing is loading any more. */
+async function settled(page: Page, heading: string) {
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
+  // A function, not a string: the page's CSP forbids eval, which a string would need.
+  await page.waitForFunction(
+    () =>
+      !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(
+        '[aria-busy=true], p.muted[role=status]',
+      ),
+  )
+}
+
+/** axe-core in the page: no serious or critical violation. */
+async function accessible(page: Page) {
+  await page.evaluate(AXE)
+  const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await page.evaluate(
+    'axe.run().then((result) => result.violations)',
+  )
+  expect(
+    violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${new URL(page.url()).pathname}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      ),
+  ).toEqual([])
+}
+
+/** Through the server's sign-in and consent pages, back to the page that asked (the OAuth code flow with PKCE). */
+async function signIn(page: Page, who: { email: string; password: string }, scopes: RegExp) {
+  await page.waitForURL(/\/oauth\/authorize\?/)
+  const asked = new URL(page.url())
+  expect(asked.searchParams.get('code_challenge_method')).toBe('S256')
+  expect(asked.searchParams.get('scope')).toMatch(scopes)
+  if (await page.getByLabel('E-mail address or username').isVisible()) {
+    await page.getByLabel('E-mail address or username').fill(who.email)
+    await page.getByLabel('Password').fill(who.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+  }
+  await page.getByRole('button', { name: 'Authorize' }).click()
+  await page.waitForURL((url) => !url.pathname.startsWith('/oauth') && url.pathname !== '/web/callback')
+}
+
+const newcomer = { username: 'newbie', email: 'newbie@example.test', password: 'a long enough password' }
+let moderator: Page
+let moderatorUser: Awaited<ReturnType<Stack['createUser']>>
+
+describe('the web app in a browser', () => {
+  it('signs a newcomer up: the rules shown, a reason asked as the server approves accounts', async () => {
+    const page = await person()
+    const served = await page.goto(`${stack.url}/auth/sign_up`)
+    expect(served!.headers()['content-security-policy']).toContain("script-src 'self'")
+    await settled(page, 'Create an account')
+    await expect(page.getByRole('region', { name: 'Server rules' }).textContent()).resolves.toContain(
+      'Be kind to one another',
+    )
+    await accessible(page)
+    await page.getByLabel('Username').fill(newcomer.username)
+    await page.getByLabel('E-mail address').fill(newcomer.email)
+    await page.getByLabel('Password').fill(newcomer.password)
+    await page.getByLabel('Why do you want to join?').fill('I keep pigeons and want to talk about them.')
+    await page.getByLabel('I have read and agree to the server rules').check()
+    await page.getByRole('button', { name: 'Sign up' }).click()
+    await expect(
+      page.getByRole('status').filter({ hasText: 'waiting for a moderator' }).textContent(),
+    ).resolves.toMatch(/Roost Test Town/)
+    const user = await stack.accounts.ctx
+      .db('users')
+      .join('accounts', 'accounts.id', 'users.account_id')
+      .where('accounts.username', 'newbie')
+      .first()
+    expect(user).toMatchObject({ approved: false, email: newcomer.email })
+  }, 60_000)
+
+  it('lets a moderator approve the sign-up from the pending accounts, with admin scopes asked only there', async () => {
+    moderatorUser = await stack.createUser({ username: 'mod', role: 'admin' })
+    moderator = await person()
+    await moderator.goto(`${stack.url}/admin`)
+    await signIn(moderator, moderatorUser, /admin:read/)
+    await settled(moderator, 'Moderation')
+    await expect(moderator.getByRole('link', { name: /sign-ups waiting/ }).textContent()).resolves.toContain(
+      '1',
+    )
+    await expect(
+      moderator.getByRole('link', { name: 'Queues (Bull Board)' }).getAttribute('href'),
+    ).resolves.toBe('/admin/queues')
+    await accessible(moderator)
+
+    await moderator.getByRole('link', { name: 'Accounts' }).click()
+    await settled(moderator, 'Accounts')
+    await expect(
+      moderator.getByText('I keep pigeons and want to talk about them.').isVisible(),
+    ).resolves.toBe(true)
+    await accessible(moderator)
+    await moderator.getByRole('button', { name: 'Approve @newbie' }).click()
+    await moderator.getByText('No accounts here.').waitFor()
+    const row = await stack.accounts.ctx.db('users').where({ email: newcomer.email }).first()
+    expect(row.approved).toBe(true)
+  }, 60_000)
+
+  it('edits the profile with an avatar, and adds a filter the API applies', async () => {
+    const page = await person()
+    await page.goto(`${stack.url}/settings/profile`)
+    // The settings ask for their pages' scopes, never admin ones.
+    await signIn(page, newcomer, /^(?!.*admin).*write:accounts/)
+    await settled(page, 'Profile')
+    await accessible(page)
+    await page.getByLabel('Display name').fill('Newbie the Pigeon Keeper')
+    await page.getByLabel('Bio').fill('Pigeons, mostly.')
+    await page.getByLabel('Label 1').fill('Loft')
+    await page.getByLabel('Content 1').fill('Rooftop')
+    const avatar = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#563acc' } })
+      .png()
+      .toBuffer()
+    await page.getByLabel('Avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: avatar })
+    await page.getByLabel('Approve followers by hand (locked account)').check()
+    await page.getByRole('button', { name: 'Save profile' }).click()
+    await page.getByText('Profile saved.').waitFor()
+
+    const token = await stack.userToken('read write', newcomer)
+    const me = await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(token)).expect(200)
+    expect(me.body).toMatchObject({
+      display_name: 'Newbie the Pigeon Keeper',
+      locked: true,
+      fields: [expect.objectContaining({ name: 'Loft', value: 'Rooftop' })],
+    })
+    expect(me.body.source.note).toBe('Pigeons, mostly.')
+    expect(me.body.avatar).not.toMatch(/missing/)
+    const image = await stack.api().get(new URL(me.body.avatar).pathname).expect(200)
+    expect(image.headers['content-type']).toMatch(/^image\//)
+
+    await page.getByRole('link', { name: 'Filters' }).click()
+    await settled(page, 'Filters')
+    await page.getByText('Add a filter').click()
+    await page.getByLabel('Title').fill('No spoilers')
+    await page.getByLabel('Keywords or phrases').fill('finale')
+    await page.getByRole('button', { name: 'Add filter' }).click()
+    await page.getByRole('heading', { name: 'No spoilers' }).waitFor()
+    await accessible(page)
+
+    const poster = await stack.userToken('read write')
+    await stack
+      .api()
+      .post('/api/v1/statuses')
+      .set(bearer(poster))
+      .send({ status: 'The finale was wild', visibility: 'public' })
+      .expect(200)
+    const timeline = await stack.api().get('/api/v1/timelines/public').set(bearer(token)).expect(200)
+    const filtered = timeline.body.find((s: { content: string }) => s.content.includes('finale'))
+    expect(filtered.filtered).toEqual([
+      expect.objectContaining({
+        filter: expect.objectContaining({ title: 'No spoilers' }),
+        keyword_matches: ['finale'],
+      }),
+    ])
+
+    // Every other settings page draws without a serious accessibility problem.
+    for (const [path, heading] of [
+      ['/settings/preferences', 'Preferences'],
+      ['/settings/tags', 'Hashtags'],
+      ['/settings/blocks', 'Blocks and mutes'],
+      ['/settings/lists', 'Lists'],
+    ]) {
+      await page.goto(`${stack.url}${path}`)
+      await settled(page, heading!)
+      await accessible(page)
+    }
+  }, 90_000)
+
+  it('resolves a report with a suspension, and the reported user gets the warning mail', async () => {
+    const rowdy = await stack.createUser({ username: 'rowdy' })
+    const rowdyToken = await stack.userToken('read write', rowdy)
+    const status = await stack
+      .api()
+      .post('/api/v1/statuses')
+      .set(bearer(rowdyToken))
+      .send({ status: 'something nasty', visibility: 'public' })
+      .expect(200)
+    const reporter = await stack.userToken('read write', newcomer)
+    const filed = await stack
+      .api()
+      .post('/api/v1/reports')
+      .set(bearer(reporter))
+      .send({ account_id: rowdy.accountId, status_ids: [status.body.id], comment: 'Rude to everyone' })
+      .expect(200)
+
+    await moderator.goto(`${stack.url}/admin/reports`)
+    await settled(moderator, 'Reports')
+    await accessible(moderator)
+    await moderator.getByRole('link', { name: `Report #${filed.body.id} on @rowdy` }).click()
+    await settled(moderator, 'Report')
+    await expect(moderator.getByText('something nasty').isVisible()).resolves.toBe(true)
+    await moderator.getByRole('button', { name: 'Assign to me' }).click()
+    await moderator.getByRole('button', { name: 'Unassign' }).waitFor()
+    await accessible(moderator)
+    await moderator.getByLabel('Action to take').selectOption('suspend')
+    await moderator
+      .getByLabel('Warning text sent to the user')
+      .fill('Harassing other members is not allowed here.')
+    await moderator.getByRole('button', { name: 'Take action and resolve' }).click()
+    await moderator.getByRole('heading', { name: /resolved/ }).waitFor()
+
+    const mail = await smtp.next(rowdy.email, /^Your account @rowdy@\S+ has been suspended$/)
+    expect(mail.text).toContain('Harassing other members is not allowed here.')
+    const admin = await stack.userToken('admin:read', moderatorUser)
+    const report = await stack
+      .api()
+      .get(`/api/v1/admin/reports/${filed.body.id}`)
+      .set(bearer(admin))
+      .expect(200)
+    expect(report.body.action_taken).toBe(true)
+    expect(report.body.target_account.suspended).toBe(true)
+
+    // The other moderation pages draw too.
+    for (const [path, heading] of [
+      [`/admin/accounts/${rowdy.accountId}`, 'Account'],
+      ['/admin/domain_blocks', 'Blocked servers'],
+      ['/admin/ip_blocks', 'IP rules'],
+      ['/admin/custom_emojis', 'Custom emojis'],
+      ['/admin/instances', 'Servers'],
+    ]) {
+      await moderator.goto(`${stack.url}${path}`)
+      await settled(moderator, heading!)
+      await accessible(moderator)
+    }
+    expect(cspViolations).toEqual([])
+  }, 90_000)
+})
