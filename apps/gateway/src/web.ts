@@ -48,7 +48,8 @@ export function webHandlers(dir = WEB_DIR): Record<string, Handler> {
     res.end(PAGE)
   }
   const asset: Handler = async (req, res) => {
-    const name = decodeURIComponent((req.url ?? '').split('?')[0]!.slice(WEB_ASSETS_PATH.length + 1))
+    // Not decoded: the names are plain, and anything else (escapes included) is not one of them.
+    const name = (req.url ?? '').split('?')[0]!.slice(WEB_ASSETS_PATH.length + 1)
     if (!(WEB_ASSETS as readonly string[]).includes(name)) throw notFound()
     const body = await readFile(path.join(dir, name)).catch(() => {
       throw notBuilt()
