@@ -80,7 +80,12 @@ async function main() {
       .api()
       .post('/api/v1/reports')
       .set(bearer(adaToken))
-      .send({ account_id: rowdy.accountId, status_ids: [status.body.id], comment: 'Spam in every reply', category: 'spam' })
+      .send({
+        account_id: rowdy.accountId,
+        status_ids: [status.body.id],
+        comment: 'Spam in every reply',
+        category: 'spam',
+      })
       .expect(200)
     const app = await stack.appToken('write:accounts')
     await stack
@@ -123,7 +128,9 @@ async function main() {
     await shoot(mod, `${stack.url}/admin/reports/${report.id}`, 'admin-report', 'Take action and resolve')
     await shoot(mod, `${stack.url}/admin/domain_blocks`, 'admin-domain-blocks', 'spam.example')
 
-    const phone = await (await browser.newContext({ viewport: { width: 390, height: 760 }, isMobile: true })).newPage()
+    const phone = await (
+      await browser.newContext({ viewport: { width: 390, height: 760 }, isMobile: true })
+    ).newPage()
     await phone.goto(`${stack.url}/settings/profile`)
     await signIn(phone, ada)
     await shoot(phone, `${stack.url}/settings/filters`, 'settings-filters-phone', 'No spoilers')

@@ -115,6 +115,11 @@ describe('the web app in a browser', () => {
     const page = await person()
     const served = await page.goto(`${stack.url}/auth/sign_up`)
     expect(served!.headers()['content-security-policy']).toContain("script-src 'self'")
+    // The gateway serves the app's own files and nothing else under /web-assets.
+    const script = await stack.api().get('/web-assets/app.js').expect(200)
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8')
+    await stack.api().get('/web-assets/..%2Fpackage.json').expect(404)
+    await stack.api().get('/web-assets/build.mjs').expect(404)
     await settled(page, 'Create an account')
     await expect(page.getByRole('region', { name: 'Server rules' }).textContent()).resolves.toContain(
       'Be kind to one another',
@@ -230,6 +235,11 @@ describe('the web app in a browser', () => {
       await settled(page, heading!)
       await accessible(page)
     }
+
+    // Moderation is not theirs: the server grants them no admin scope, and the page says so.
+    await page.goto(`${stack.url}/admin/reports`)
+    await signIn(page, newcomer, /admin:read:reports/)
+    await page.getByRole('alert').filter({ hasText: 'Moderation is for the server' }).waitFor()
   }, 90_000)
 
   it('resolves a report with a suspension, and the reported user gets the warning mail', async () => {

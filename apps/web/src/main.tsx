@@ -193,4 +193,6 @@ function App() {
   return <SignedIn area={page.area} page={page} params={params} />
 }
 
-render(<App />, document.getElementById('app')!)
+const root = document.getElementById('app')!
+root.textContent = '' // the page's "Loading…" until the script ran: Preact would keep it beside the app
+render(<App />, root)
