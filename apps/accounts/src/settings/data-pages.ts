@@ -10,7 +10,7 @@ import { INVITE_EXPIRY_OPTIONS, INVITE_MAX_USES_OPTIONS, inviteUsable } from '..
 const alert = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '')
 const notice = (text?: string) => (text ? `<p role="status">${escape(text)}</p>` : '')
 const when = (d: Date | null) => (d ? escape(new Date(d).toISOString().replace('T', ' ').slice(0, 16)) : '')
-const nav = `<p><a href="/settings/invites">Invites</a> · <a href="/settings/export">Export</a> · <a href="/settings/imports">Import</a> · <a href="/settings/delete">Delete account</a></p>`
+const nav = `<p><a href="/settings/profile">Profile and preferences</a> · <a href="/settings/invites">Invites</a> · <a href="/settings/export">Export</a> · <a href="/settings/imports">Import</a> · <a href="/settings/delete">Delete account</a></p>`
 
 const EXPIRY_LABELS: Record<number, string> = {
   1800: '30 minutes',

@@ -8,7 +8,7 @@ import { escape, hidden, layout } from '../oauth/pages'
 const alert = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '')
 const notice = (text?: string) => (text ? `<p role="status">${escape(text)}</p>` : '')
 
-const nav = `<p style="font-size:.9rem"><a href="/settings/two_factor">Two-factor authentication</a> · <a href="/settings/sessions">Apps and sessions</a> · <a href="/settings/email">E-mail address</a></p>`
+const nav = `<p style="font-size:.9rem"><a href="/settings/profile">Profile and preferences</a> · <a href="/settings/two_factor">Two-factor authentication</a> · <a href="/settings/sessions">Apps and sessions</a> · <a href="/settings/email">E-mail address</a></p>`
 
 export function settingsLayout(title: string, body: string) {
   return layout(title, `${nav}<h1>${escape(title)}</h1>${body}`)

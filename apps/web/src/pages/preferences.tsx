@@ -8,6 +8,7 @@ interface Preferences {
   'posting:default:language': string | null
   'reading:expand:media': string
   'reading:expand:spoilers': boolean
+  'posting:default:quote_policy'?: string
 }
 
 const LANGUAGES: [string, string][] = [
@@ -74,6 +75,10 @@ function PreferencesForm({
         options={LANGUAGES}
       />
       <Check label="Mark my media as sensitive by default" checked={sensitive} onChange={setSensitive} />
+      <p class="hint">
+        Who may quote your posts: {p['posting:default:quote_policy'] ?? 'public'} (this server does not let
+        the default be changed yet; your app can set it per post).
+      </p>
       <p class="hint">
         Reading: media {p['reading:expand:media']}, content warnings{' '}
         {p['reading:expand:spoilers'] ? 'expanded' : 'collapsed'}.
