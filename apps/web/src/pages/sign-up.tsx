@@ -50,8 +50,8 @@ export const signUp: Page = {
             </p>
           ) : (
             <p>
-              Your account @{username} is ready.{' '}
-              <a href="/settings/profile">Sign in and fill in your profile</a>
+              Your account @{username} is created. If {instance.title} sent you an e-mail, follow its link
+              first; then <a href="/settings/profile">sign in and fill in your profile</a>.
             </p>
           )}
         </div>
