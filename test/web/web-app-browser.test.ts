@@ -224,11 +224,30 @@ describe('the web app in a browser', () => {
       }),
     ])
 
+    // Lists go page by page by the API's Link header: 21 blocked domains are 20, then 1.
+    for (let i = 1; i <= 21; i++)
+      await stack
+        .api()
+        .post('/api/v1/domain_blocks')
+        .set(bearer(token))
+        .send({ domain: `spam${String(i).padStart(2, '0')}.example` })
+        .expect(200)
+    await page.goto(`${stack.url}/settings/blocks`)
+    await settled(page, 'Blocks and mutes')
+    const domains = page.getByRole('region', { name: 'Blocked domains' })
+    await expect(domains.getByRole('listitem').count()).resolves.toBe(20)
+    await expect(domains.getByRole('listitem').first().textContent()).resolves.toContain('spam21.example')
+    await domains.getByRole('button', { name: 'Older' }).click()
+    await domains.getByText('spam01.example', { exact: true }).waitFor()
+    await expect(domains.getByRole('listitem').count()).resolves.toBe(1)
+    await domains.getByRole('button', { name: 'Newer' }).click()
+    await domains.getByText('spam21.example', { exact: true }).waitFor()
+    await accessible(page)
+
     // Every other settings page draws without a serious accessibility problem.
     for (const [path, heading] of [
       ['/settings/preferences', 'Preferences'],
       ['/settings/tags', 'Hashtags'],
-      ['/settings/blocks', 'Blocks and mutes'],
       ['/settings/lists', 'Lists'],
     ]) {
       await page.goto(`${stack.url}${path}`)

@@ -20,8 +20,11 @@ export const AccountLine = ({ account }: { account: Account }) => (
   </span>
 )
 
-/** A list endpoint paged by its Link header, for PagedList. */
+/** How many items a list shows at once (the next ones are a click away, by the Link header). */
+export const PAGE_SIZE = '20'
+
+/** A list endpoint paged by its Link header, for PagedList: its first page, then the addresses the links give. */
 export const pages = <T,>(api: Api, path: string, query?: Record<string, string | undefined>) => ({
-  first: () => api.page<T>(path, query),
+  first: () => api.page<T>(path, { limit: PAGE_SIZE, ...query }),
   more: (url: string) => api.page<T>(url),
 })
