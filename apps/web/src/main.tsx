@@ -1,6 +1,7 @@
 import { render } from 'preact'
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+// That one file of @roost/routes, not the package: the route table and its zod schemas stay out of the bundle.
 import { WEB_PAGES } from '../../../packages/routes/src/web'
 import { createApi } from './api'
 import type { Area } from './auth'
