@@ -239,6 +239,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/statuses/:id/history', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/source', ACCOUNTS, 'required', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/context', ACCOUNTS, 'optional', ['read:statuses']),
+  // Mastodon 4.4's async refreshes (the `Mastodon-Async-Refresh` header of a thread's context).
+  route('GET', '/api/v1_alpha/async_refreshes/:id', ACCOUNTS, 'required', ['read']),
   route('GET', '/api/v1/statuses/:id/reblogged_by', ACCOUNTS, 'optional', ['read:accounts'], {
     params: P.pageParams,
   }),
@@ -401,6 +403,14 @@ export const ROUTES: readonly Route[] = [
   route('DELETE', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks']),
   // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
   route('GET', '/api/v1/admin/instances', ACCOUNTS, 'required', ['admin:read']),
+  // Relays: Roost additions (Mastodon manages them in its web admin only; docs/federation.md, "Relays").
+  route('GET', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:read']),
+  route('POST', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:write'], {
+    params: P.adminRelayParams,
+  }),
+  route('POST', '/api/v1/admin/relays/:id/enable', ACCOUNTS, 'required', ['admin:write']),
+  route('POST', '/api/v1/admin/relays/:id/disable', ACCOUNTS, 'required', ['admin:write']),
+  route('DELETE', '/api/v1/admin/relays/:id', ACCOUNTS, 'required', ['admin:write']),
   route('GET', '/api/v1/admin/reports', ACCOUNTS, 'required', ['admin:read:reports'], {
     params: P.adminReportsParams,
   }),

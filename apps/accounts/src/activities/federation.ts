@@ -31,6 +31,7 @@ import { AS } from '../federation/render/contexts'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 import { quoteFederation } from './quotes'
+import { relayRecipients } from '../federation/relays'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -113,6 +114,8 @@ export function federationConsumer(
       reachedAccountIds:
         kind === 'create' ? [] : [...(await interactedRemoteAccounts(fed.db, status)), ...voters],
     })
+    // A public post also goes to the accepted relays (docs/federation.md, "Relays"), as Mastodon's StatusReachFinder.
+    if (status.visibility === 'public') audience.push(...(await relayRecipients(fed.db)))
     if (!audience.length) return
     // Built from the rows this activity's consumers have read (the status with its author, mentions and hashtags)
     // and the audience's accounts: what the Note needs beyond those is its media, poll and self-replies.
@@ -179,6 +182,7 @@ export function federationConsumer(
       const author = await localAccount(a.accountId)
       if (!author) return
       const audience = await statusAudience(fed.db, { ...a, accountId: author.id })
+      if (a.visibility === 'public') audience.push(...(await relayRecipients(fed.db)))
       if (!audience.length) return
       await deliver(
         renderDelete(statusUri(urls, author.username, a.statusId), actorUriOf(urls, author)),
