@@ -42,16 +42,24 @@ export async function fetchReplies(fed: Federation, fetch: BoundedFetch, root: S
     const doc = await fetch(uri, deadline).catch(() => undefined)
     return isNoteLike(doc) && idOf(doc) === uri ? doc : undefined
   }
+  /** Stores a post; counts it, and its parent fetched with it, when they are new here. */
   const store = async (doc: Json) => {
-    const known = await fed
+    const candidates = [idOf(doc), idOf(doc.inReplyTo)].filter((u): u is string => !!u)
+    const before = await fed
       .db('statuses')
-      .where({ uri: idOf(doc) })
-      .first('id')
+      .whereIn('uri', candidates)
+      .count<{ count: string }[]>('* as count')
     const status = await storeFetchedStatus(fed, doc, 0).catch((err) => {
       fed.logger.info({ err, uri: idOf(doc) }, 'a reply could not be stored')
       return undefined
     })
-    if (status && !known) added++
+    if (status) {
+      const after = await fed
+        .db('statuses')
+        .whereIn('uri', candidates)
+        .count<{ count: string }[]>('* as count')
+      added += Number(after[0]!.count) - Number(before[0]!.count)
+    }
     return status
   }
   /** The items of a collection (inline or by URL), bounded. */
@@ -68,7 +76,8 @@ export async function fetchReplies(fed: Federation, fetch: BoundedFetch, root: S
   const rootDoc = await fetch(root.uri, deadline).catch(() => undefined)
   if (!isNoteLike(rootDoc)) return 0
   const rootHost = root.uri
-  // FEP-7888: a `context` that is a collection lists the whole conversation.
+  let level: { doc: Json; host: string }[] = [{ doc: rootDoc, host: rootHost }]
+  // FEP-7888: a `context` that is a collection lists the whole conversation; its posts' replies are read too.
   if (
     (typeof rootDoc.context === 'string' && sameHost(rootDoc.context, root.uri)) ||
     isJson(rootDoc.context)
@@ -77,10 +86,9 @@ export async function fetchReplies(fed: Federation, fetch: BoundedFetch, root: S
     for (const item of await itemsOf(rootDoc.context)) {
       if (Date.now() >= deadline || budget <= 0) break
       const doc = await documentOf(item, contextHost)
-      if (doc) await store(doc)
+      if (doc && (await store(doc))) level.push({ doc, host: idOf(doc)! })
     }
   }
-  let level: { doc: Json; host: string }[] = [{ doc: rootDoc, host: rootHost }]
   for (let depth = 1; depth <= REPLIES_MAX_DEPTH && level.length; depth++) {
     const nextLevel: { doc: Json; host: string }[] = []
     for (const { doc } of level) {
