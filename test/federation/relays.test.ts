@@ -62,6 +62,12 @@ describe('the admin API', () => {
     for (const path of ['enable', 'disable'])
       await a.api().post(`/api/v1/admin/relays/999/${path}`).set(bearer(tokens.aAdmin!)).expect(404)
     await a.api().delete('/api/v1/admin/relays/x').set(bearer(tokens.aAdmin!)).expect(404)
+    // The OpenAPI document says these routes are Roost's.
+    const openapi = (await a.api().get('/api/openapi.json').expect(200)).body
+    expect(openapi.paths['/api/v1/admin/relays'].post.description).toMatch(/^A Roost addition/)
+    expect(openapi.paths['/api/v1/admin/relays/{id}/disable'].post.security).toEqual([
+      { OAuth2: ['admin:write'] },
+    ])
   })
 })
 

@@ -31,9 +31,11 @@ export interface Route {
    * `readParams(req, schema)` and the OpenAPI document shows them. Absent: the route takes none.
    */
   params?: RouteParams
+  /** What the OpenAPI document says of the route beyond Mastodon's API: a Roost addition says so. */
+  description?: string
 }
 
-type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp' | 'params'>
+type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp' | 'params' | 'description'>
 
 const route = (
   method: Method,
@@ -45,6 +47,9 @@ const route = (
 ): Route => ({ method, path, upstream, access, scopes, ...attributes })
 
 const ACCOUNTS = 'accounts'
+const RELAYS =
+  'A Roost addition: Mastodon manages relays in its web admin only (Admin::RelaysController). ' +
+  'Relay entity: id, inbox_url, state (idle, pending, accepted, rejected), enabled, actor_uri, created_at.'
 const PUSH = 'push'
 const STREAMING = 'streaming'
 const GATEWAY = 'gateway'
@@ -404,13 +409,18 @@ export const ROUTES: readonly Route[] = [
   // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
   route('GET', '/api/v1/admin/instances', ACCOUNTS, 'required', ['admin:read']),
   // Relays: Roost additions (Mastodon manages them in its web admin only; docs/federation.md, "Relays").
-  route('GET', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:read']),
+  route('GET', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:read'], { description: RELAYS }),
   route('POST', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:write'], {
     params: P.adminRelayParams,
+    description: RELAYS,
   }),
-  route('POST', '/api/v1/admin/relays/:id/enable', ACCOUNTS, 'required', ['admin:write']),
-  route('POST', '/api/v1/admin/relays/:id/disable', ACCOUNTS, 'required', ['admin:write']),
-  route('DELETE', '/api/v1/admin/relays/:id', ACCOUNTS, 'required', ['admin:write']),
+  route('POST', '/api/v1/admin/relays/:id/enable', ACCOUNTS, 'required', ['admin:write'], {
+    description: RELAYS,
+  }),
+  route('POST', '/api/v1/admin/relays/:id/disable', ACCOUNTS, 'required', ['admin:write'], {
+    description: RELAYS,
+  }),
+  route('DELETE', '/api/v1/admin/relays/:id', ACCOUNTS, 'required', ['admin:write'], { description: RELAYS }),
   route('GET', '/api/v1/admin/reports', ACCOUNTS, 'required', ['admin:read:reports'], {
     params: P.adminReportsParams,
   }),
