@@ -114,9 +114,10 @@ export function federationConsumer(
       reachedAccountIds:
         kind === 'create' ? [] : [...(await interactedRemoteAccounts(fed.db, status)), ...voters],
     })
-    // A public post also goes to the accepted relays (docs/federation.md, "Relays"), as Mastodon's StatusReachFinder.
-    if (status.visibility === 'public') audience.push(...(await relayRecipients(fed.db)))
-    if (!audience.length) return
+    // A public post also goes to the accepted relays (docs/federation.md, "Relays"), as Mastodon's StatusReachFinder;
+    // they are inboxes, not accounts the Note names.
+    const relays = status.visibility === 'public' ? await relayRecipients(fed.db) : []
+    if (!audience.length && !relays.length) return
     // Built from the rows this activity's consumers have read (the status with its author, mentions and hashtags)
     // and the audience's accounts: what the Note needs beyond those is its media, poll and self-replies.
     const note = (await renderNotes(fed.db, urls, [status], { reads, accounts: audience })).get(status.id)!
@@ -125,7 +126,7 @@ export function federationConsumer(
       kind === 'create'
         ? renderCreate(note, actor)
         : renderUpdate(note, actor, kind === 'poll' ? { at: new Date().toISOString(), name: key } : undefined)
-    await deliver(activity, author.id, audience, key)
+    await deliver(activity, author.id, [...audience, ...relays], key)
   }
 
   /**
