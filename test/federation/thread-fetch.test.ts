@@ -4,6 +4,7 @@ import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { startMiniPeer } from './mini-peer'
 import type { MiniPeer } from './mini-peer'
+import { REPLIES_MAX_DEPTH } from '../../apps/accounts/src/activities/replies'
 
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
 
@@ -134,4 +135,40 @@ test('GET /api/v1_alpha/async_refreshes/:id: 404 for an unknown id, 401 signed o
   const unknown = await alice.get('/api/v1_alpha/async_refreshes/bm90aGluZw').expect(404)
   expect(unknown.body).toEqual({ error: 'Record not found' })
   await stack.api().get('/api/v1_alpha/async_refreshes/bm90aGluZw').expect(401)
+})
+
+test(`replies are followed ${REPLIES_MAX_DEPTH} levels down, no deeper`, async () => {
+  const op = origin.actor('deep')
+  const root = origin.note(op, 'a deep thread') as Record<string, unknown>
+  let parent = root
+  for (let level = 1; level <= REPLIES_MAX_DEPTH + 3; level++) {
+    const reply = third.note(third.actor(`r${level}`), `level ${level}`, parent.id as string) as Record<
+      string,
+      unknown
+    >
+    const collection = `${parent.id}/replies`
+    ;(parent.id === root.id ? origin : third).objects.set(collection, {
+      '@context': AS,
+      id: collection,
+      type: 'OrderedCollection',
+      orderedItems: [reply.id],
+    })
+    parent.replies = collection
+    parent = reply
+  }
+  const found = await alice
+    .get(`/api/v2/search?q=${encodeURIComponent(root.id as string)}&resolve=true&type=statuses`)
+    .expect(200)
+  const id = found.body.statuses[0].id as string
+  const opened = await alice.get(`/api/v1/statuses/${id}/context`).expect(200)
+  const refreshId = HEADER.exec(opened.headers['mastodon-async-refresh'] ?? '')?.[1]
+  const finished = await eventually(async () => {
+    const res = await alice.get(`/api/v1_alpha/async_refreshes/${refreshId}`).expect(200)
+    return res.body.async_refresh.status === 'finished' ? res.body : undefined
+  })
+  expect(finished.async_refresh.result_count).toBe(REPLIES_MAX_DEPTH)
+  const thread = await alice.get(`/api/v1/statuses/${id}/context`).expect(200)
+  expect(thread.body.descendants.map((s: { content: string }) => s.content)).toEqual(
+    Array.from({ length: REPLIES_MAX_DEPTH }, (_, i) => `<p>level ${i + 1}</p>`),
+  )
 })
