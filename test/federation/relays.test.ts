@@ -148,6 +148,21 @@ describe('two Roost servers through a relay', () => {
     expect(await a.accounts.ctx.db('statuses').where({ uri: theirs.uri }).first('id')).toBeTruthy()
   })
 
+  it("B's edit and deletion, forwarded by the relay, reach A's copy, as B's server tells them", async () => {
+    const theirs = await post(b, tokens.bUser!, 'to be edited')
+    const copy = () => a.accounts.ctx.db('statuses').where({ uri: theirs.uri }).first()
+    await eventually(async () => (await copy()) ?? undefined)
+    await b
+      .api()
+      .put(`/api/v1/statuses/${theirs.id}`)
+      .set(bearer(tokens.bUser!))
+      .send({ status: 'edited' })
+      .expect(200)
+    await eventually(async () => (await copy())?.text === '<p>edited</p>')
+    await b.api().delete(`/api/v1/statuses/${theirs.id}`).set(bearer(tokens.bUser!)).expect(200)
+    await eventually(async () => !(await copy()))
+  })
+
   it('disabling sends the Undo; later posts no longer go to the relay', async () => {
     const [row] = (await relays(a, tokens.aAdmin!)).body
     const disabled = await a

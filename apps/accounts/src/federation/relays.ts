@@ -4,7 +4,8 @@ import type { Federation } from './transport/client'
 import type { Deliver } from './transport/delivery-queue'
 import { AS } from './render/contexts'
 import { instanceActorUri } from './uris'
-import { fetchStatus, idOf } from './inbox/statuses'
+import { deleteRemoteStatus, fetchStatus, idOf, isNoteLike, updateRemoteStatus } from './inbox/statuses'
+import { FetchError } from './transport/client'
 
 /**
  * Relays (docs/federation.md, "Relays"), as Mastodon's Relay and its admin pages: the instance actor follows a relay
@@ -161,6 +162,7 @@ export async function relayActivity(
     return
   }
   if (relay.state !== 'accepted') return
+  if (type === 'Update' || type === 'Delete') return relayedChange(fed, activity)
   if (type === 'Announce' || type === 'Create') {
     const object = activity.object
     // An Announce of a Create (some relays) shares the Create's object.
@@ -168,4 +170,26 @@ export async function relayActivity(
     const uri = idOf(post)
     if (uri) await fetchStatus(fed, uri)
   }
+}
+
+/**
+ * A forwarded Update or Delete of a post known here: what its own server answers now decides, never the relay's copy.
+ * Gone there (404, 410 or a Tombstone) deletes it here; a post served anew updates it.
+ */
+async function relayedChange(fed: Federation, activity: Record<string, unknown>) {
+  const uri = idOf(activity.object)
+  const status = uri ? await fed.db('statuses').where({ uri }).whereNotNull('uri').first() : undefined
+  if (!uri || !status) return
+  const author: AccountRow | undefined = await fed.db('accounts').where({ id: status.account_id }).first()
+  if (!author?.domain) return
+  let doc: Record<string, unknown> | undefined
+  try {
+    doc = await fed.fetchJson(uri)
+  } catch (err) {
+    if (err instanceof FetchError && (err.status === 404 || err.status === 410))
+      return deleteRemoteStatus(fed, author, uri)
+    return
+  }
+  if (doc.type === 'Tombstone') return deleteRemoteStatus(fed, author, uri)
+  if (isNoteLike(doc) && idOf(doc) === uri) await updateRemoteStatus(fed, author, doc)
 }
