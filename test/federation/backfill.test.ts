@@ -191,3 +191,21 @@ test('a profile opened after REMOTE_BACKFILL_STALE_HOURS is read again: new post
   await stack.drain()
   expect(requested.slice(reads).filter((url) => url.includes('/outbox'))).toEqual([])
 })
+
+test("an outbox naming its posts by id has them fetched from the account's host, others' ignored", async () => {
+  const terse = peer.actor('terse')
+  const notes = ['a', 'b', 'c'].map((text) => peer.note(terse, `by id ${text}`))
+  const items = [...notes].reverse().map((n) => ({ ...create(n), object: n.id }))
+  items.push({ ...create(notes[0]!), object: 'https://elsewhere.example/notes/1' })
+  serveOutbox(terse, [items])
+  const id = await resolve('terse')
+  const statuses = await eventually(async () => {
+    const res = await alice.get(`/api/v1/accounts/${id}/statuses`).expect(200)
+    return res.body.length >= 3 ? res.body : undefined
+  })
+  expect(statuses.map((s: { content: string }) => s.content)).toEqual([
+    '<p>by id c</p>',
+    '<p>by id b</p>',
+    '<p>by id a</p>',
+  ])
+})

@@ -16,9 +16,10 @@ export const BACKFILL_MAX_PINNED = 10
 
 /**
  * The newest `limit` posts of a remote account's outbox (docs/federation.md, "Backfill of remote profiles"): its
- * `Create` activities with their objects inline, newest first as outboxes list them, read from the collection and
- * its pages by `collectionItems` (at most BACKFILL_MAX_PAGES pages, each through the bounded fetch). Boosts and
- * objects given by id only are not taken.
+ * `Create` activities, newest first as outboxes list them, read from the collection and its pages by
+ * `collectionItems` (at most BACKFILL_MAX_PAGES pages, each through the bounded fetch). An object inline is taken as
+ * it is; one given by its id only, on the account's host, is fetched (through the bounded fetch too). Boosts are not
+ * taken.
  */
 export async function outboxPosts(
   fetch: BoundedFetch,
@@ -27,18 +28,29 @@ export async function outboxPosts(
   deadline = Date.now() + BACKFILL_DEADLINE_MS,
 ): Promise<Json[]> {
   if (!account.outbox_url || limit <= 0) return []
-  const postsOf = (items: unknown[]) =>
-    items.flatMap((item) =>
-      isJson(item) && item.type === 'Create' && isJson(item.object) && idOf(item.object) ? [item.object] : [],
-    )
+  const objectsOf = (items: unknown[]) =>
+    items.flatMap((item): (Json | string)[] => {
+      if (!isJson(item) || item.type !== 'Create') return []
+      const object = item.object
+      if (isJson(object)) return idOf(object) ? [object] : []
+      return typeof object === 'string' && sameHost(object, account.uri!) ? [object] : []
+    })
   // Items at most: the posts wanted among a few pages' worth of boosts and other activities.
   const items = await collectionItems(fetch, account.outbox_url, {
     maxPages: BACKFILL_MAX_PAGES,
     maxItems: limit * 4,
     deadline,
-    enough: (read) => postsOf(read).length >= limit,
+    enough: (read) => objectsOf(read).length >= limit,
   })
-  return postsOf(items).slice(0, limit)
+  const posts: Json[] = []
+  for (const object of objectsOf(items).slice(0, limit)) {
+    if (isJson(object)) posts.push(object)
+    else if (Date.now() < deadline) {
+      const doc = await fetch(object, deadline).catch(() => undefined)
+      if (isNoteLike(doc) && idOf(doc) === object) posts.push(doc)
+    }
+  }
+  return posts
 }
 
 /**
