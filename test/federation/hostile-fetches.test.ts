@@ -14,6 +14,7 @@ import {
 } from '../../apps/accounts/src/federation/collections'
 import type { BoundedFetch } from '../../apps/accounts/src/federation/collections'
 import { createHostSlots } from '../../apps/accounts/src/federation/transport/host-slots'
+import { fetchReplies, REPLIES_MAX_STATUSES } from '../../apps/accounts/src/activities/replies'
 
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
 
@@ -204,3 +205,36 @@ it("a thread whose replies hang does not hold up another account's backfill", as
   })
   expect(done.async_refresh.result_count).toBe(0)
 })
+
+it(`a thread's replies stop at ${REPLIES_MAX_STATUSES} posts, inline ones counted too`, async () => {
+  const crowd = peer.actor('crowd')
+  const root = peer.note(crowd, 'a crowded thread') as Record<string, unknown>
+  const replies = Array.from({ length: 150 }, (_, i) => peer.note(crowd, `crowd ${i}`, root.id as string))
+  const collection = `${root.id}/replies`
+  root.replies = {
+    id: collection,
+    type: 'Collection',
+    first: {
+      type: 'CollectionPage',
+      partOf: collection,
+      items: replies.slice(0, 100),
+      next: `${collection}/2`,
+    },
+  }
+  peer.objects.set(`${collection}/2`, {
+    id: `${collection}/2`,
+    type: 'CollectionPage',
+    partOf: collection,
+    items: replies.slice(100),
+  })
+  const found = await alice
+    .get(`/api/v2/search?q=${encodeURIComponent(root.id as string)}&resolve=true&type=statuses`)
+    .expect(200)
+  const db = stack.accounts.ctx.db
+  const row = await db('statuses').where({ id: found.body.statuses[0].id }).first()
+  // The root's own document is one of the budget.
+  expect(await fetchReplies(stack.accounts.ctx.federation, fetch, row)).toBe(REPLIES_MAX_STATUSES - 1)
+  expect(await db('statuses').where({ in_reply_to_id: row.id }).count('* as n').first()).toEqual({
+    n: String(REPLIES_MAX_STATUSES - 1),
+  })
+}, 60_000)

@@ -8,7 +8,7 @@ type Json = Record<string, unknown>
 
 /** How deep below the thread's root replies are followed (a reply to a reply to … the root). */
 export const REPLIES_MAX_DEPTH = 5
-/** Documents of posts read at most for one thread (Mastodon's fetch-all-replies stops at 1000; Roost lower). */
+/** Posts read at most for one thread, fetched or inline (Mastodon's fetch-all-replies stops at 1000; Roost lower). */
 export const REPLIES_MAX_STATUSES = 100
 /** Pages of one `replies` or `context` collection read at most. */
 export const REPLIES_MAX_PAGES = 5
@@ -37,8 +37,9 @@ export async function fetchReplies(fed: Federation, fetch: BoundedFetch, root: S
     if (!uri || seen.has(uri) || budget <= 0) return undefined
     seen.add(uri)
     if (uri.startsWith(`${fed.urls.base}/`)) return undefined
-    if (isNoteLike(item) && sameHost(uri, collectionHost)) return item
+    // Inline or fetched, every post counts: a document cannot bring in more than the budget either.
     budget--
+    if (isNoteLike(item) && sameHost(uri, collectionHost)) return item
     const doc = await fetch(uri, deadline).catch(() => undefined)
     return isNoteLike(doc) && idOf(doc) === uri ? doc : undefined
   }
