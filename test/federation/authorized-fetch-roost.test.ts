@@ -1,4 +1,4 @@
-import { startStack } from '../stack'
+import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 
@@ -39,4 +39,31 @@ it('a Roost server resolves an account of another in secure mode, with the full 
     .where({ uri: `${b.url}/actor` })
     .first()
   expect(signer).toMatchObject({ username: new URL(b.url).host, domain: new URL(b.url).host })
+})
+
+it("a profile of a secure-mode server is backfilled through the instance actor's signed fetches, pinned post included", async () => {
+  const carol = await signUp(a, { username: 'carol' })
+  const ids: string[] = []
+  for (const text of ['one', 'two', 'three'])
+    ids.push((await carol.post('/api/v1/statuses').send({ status: text }).expect(200)).body.id)
+  await carol.post(`/api/v1/statuses/${ids[0]}/pin`).expect(200)
+  // Unsigned, A's outbox is not to be had.
+  await a.api().get('/users/carol/outbox').set('Accept', 'application/activity+json').expect(401)
+  const bob = await signUp(b, { username: 'bob2' })
+  const domain = new URL(a.url).host
+  const found = await bob
+    .get(`/api/v2/search?q=${encodeURIComponent(`@carol@${domain}`)}&resolve=true&type=accounts`)
+    .expect(200)
+  const id = found.body.accounts[0].id as string
+  const statuses = await eventually(async () => {
+    const res = await bob.get(`/api/v1/accounts/${id}/statuses`).expect(200)
+    return res.body.length === 3 ? res.body : undefined
+  }, 60_000)
+  expect(statuses.map((s: { content: string }) => s.content)).toEqual([
+    '<p>three</p>',
+    '<p>two</p>',
+    '<p>one</p>',
+  ])
+  const pinned = await bob.get(`/api/v1/accounts/${id}/statuses?pinned=true`).expect(200)
+  expect(pinned.body.map((s: { content: string }) => s.content)).toEqual(['<p>one</p>'])
 })

@@ -256,6 +256,16 @@ export const accountsEnv = baseEnv.extend({
   SHOW_PEERS: envFlag(true),
   /** Whether GET /api/v1/instance/activity shows the weekly counts (Mastodon's `activity_api_enabled`); off means 404. */
   SHOW_ACTIVITY: envFlag(true),
+  /**
+   * A remote profile opened by a local user has its outbox read again when it was last read longer ago than this
+   * (docs/federation.md, "Backfill of remote profiles"); 0 never reads it again.
+   */
+  REMOTE_BACKFILL_STALE_HOURS: z.coerce.number().min(0).default(24),
+  /**
+   * A remote thread opened by a local user has its replies read at most once in this many minutes, as Mastodon's
+   * FETCH_REPLIES_COOLDOWN_MINUTES (docs/federation.md, "Complete threads"); 0 turns the fetch off.
+   */
+  REMOTE_REPLIES_COOLDOWN_MINUTES: z.coerce.number().min(0).default(15),
   INSTANCE_TITLE,
   /** A short description for /api/v2/instance. */
   INSTANCE_DESCRIPTION: z.string().default('A Mastodon-compatible social network server'),
@@ -321,6 +331,13 @@ export const accountsWorkerEnv = baseEnv.extend({
    * here (docs/federation.md, "Backfill of remote profiles"); 0 fetches none.
    */
   REMOTE_BACKFILL_STATUSES: z.coerce.number().int().min(0).max(100).default(20),
+  /**
+   * Documents read at once from one server by the `fetches` queue (outboxes, replies), across every worker process
+   * (docs/federation.md, "What is fetched when").
+   */
+  FEDERATION_FETCH_HOST_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Jobs of the `fetches` queue run at once per worker process. */
+  FEDERATION_FETCH_CONCURRENCY: z.coerce.number().int().positive().default(4),
   /** Activities handled at once per worker process. */
   ACCOUNTS_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   /**

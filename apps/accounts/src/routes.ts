@@ -158,6 +158,8 @@ import { preferences } from './api/v1/preferences'
 import { instanceV1 } from './api/v1/instance'
 import { instanceActivity, instancePeers } from './api/v1/instance_activity'
 import { listAdminInstances } from './api/v1/admin/instances'
+import { createRelay, deleteRelay, disableRelay, enableRelay, listRelays } from './api/v1/admin/relays'
+import { showAsyncRefresh } from './api/v1_alpha/async_refreshes'
 import { instanceV2 } from './api/v2/instance'
 import { searchRoute, searchRouteV1 } from './api/v2/search'
 import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
@@ -428,6 +430,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v1/statuses/:id/history', on(statusHistory))
   api.get('/api/v1/statuses/:id/source', on(statusSource))
   api.get('/api/v1/statuses/:id/context', on(statusContext))
+  api.get('/api/v1_alpha/async_refreshes/:id', on(showAsyncRefresh))
   api.get('/api/v1/statuses/:id/reblogged_by', on(rebloggedBy))
   api.get('/api/v1/statuses/:id/favourited_by', on(favouritedBy))
   api.post('/api/v1/statuses/:id/bookmark', on(bookmark))
@@ -517,6 +520,11 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.put('/api/v1/admin/domain_blocks/:id', on(updateAdminDomainBlock))
   api.delete('/api/v1/admin/domain_blocks/:id', on(deleteAdminDomainBlock))
   api.get('/api/v1/admin/instances', on(listAdminInstances))
+  api.get('/api/v1/admin/relays', on(listRelays))
+  api.post('/api/v1/admin/relays', on(createRelay))
+  api.post('/api/v1/admin/relays/:id/enable', on(enableRelay))
+  api.post('/api/v1/admin/relays/:id/disable', on(disableRelay))
+  api.delete('/api/v1/admin/relays/:id', on(deleteRelay))
   api.get('/api/v1/admin/ip_blocks', on(listIpBlocks))
   api.get('/api/v1/admin/ip_blocks/:id', on(showIpBlock))
   api.post('/api/v1/admin/ip_blocks', on(createIpBlock))

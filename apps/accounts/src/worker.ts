@@ -16,6 +16,9 @@ import { activitiesProcessor, createConsumers } from './worker/activities'
 import { createMailer } from './mail/transport'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
+import { fetchesProcessor } from './worker/fetches'
+import { createBoundedFetch } from './federation/collections'
+import { createAsyncRefreshes } from './federation/async-refreshes'
 import { distributePollSoon, scheduleMediaCleanup, sweepLostTimers, timersProcessor } from './worker/timers'
 import { dailyMediaCleanup } from './media/cleanup'
 import { mediaProcessor } from './worker/media'
@@ -78,13 +81,18 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
     mediaQueue: media,
     remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
-    remoteBackfillStatuses: config.REMOTE_BACKFILL_STATUSES,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const mailer = createMailer(config, logger)
   if (!config.SMTP_SERVER)
     logger.warn({ dir: config.MAIL_DIR }, 'no SMTP_SERVER: mail is written to files, not sent')
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
+  const fetchSlots = createHostSlots(
+    redis,
+    config.REDIS_PREFIX,
+    config.FEDERATION_FETCH_HOST_CONCURRENCY,
+    'fetch-slots',
+  )
   const processors = {
     [QUEUES.activities]: activitiesProcessor(db, consumers, concurrency),
     [QUEUES.timers]: timersProcessor({
@@ -110,6 +118,14 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       federation,
       logger,
       timeoutMs: config.MEDIA_TRANSCODE_TIMEOUT_MS,
+    }),
+    [QUEUES.fetches]: fetchesProcessor({
+      db,
+      federation,
+      fetch: createBoundedFetch(federation, fetchSlots),
+      refreshes: createAsyncRefreshes(redis, config.REDIS_PREFIX),
+      backfillStatuses: config.REMOTE_BACKFILL_STATUSES,
+      concurrency: config.FEDERATION_FETCH_CONCURRENCY,
     }),
     [QUEUES.mail]: mailProcessor({ db, config, mailer, concurrency }),
     [QUEUES.accountData]: accountDataProcessor({

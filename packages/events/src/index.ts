@@ -106,9 +106,15 @@ export const activity = z.discriminatedUnion('event', [
   event('quote.revoked', quoteFacts),
   // A local account moved away: a Move to its followers' servers (docs/federation.md, "Moved accounts").
   event('account.moved', { accountId: id, targetAccountId: id }),
-  // A remote account stored here for the first time: the worker reads the newest posts of its outbox
-  // (docs/federation.md, "Backfill of remote profiles").
-  event('remote_account.discovered', { accountId: id }),
+  // An admin enabled a relay: the instance actor follows it (docs/federation.md, "Relays").
+  event('relay.enabled', { relayId: id }),
+  // An admin disabled or removed a relay: the Undo of that Follow, with all it needs (the row may be gone).
+  event('relay.disabled', {
+    relayId: id,
+    inbox: z.string(),
+    followActivityId: z.string(),
+    object: z.string(),
+  }),
   // Announcements (docs/discovery.md): the streaming service tells signed-in users (`announcement`,
   // `announcement.delete`, `announcement.reaction`); a consumer re-reads the announcement.
   event('announcement.published', { announcementId: id }),
@@ -260,6 +266,20 @@ export const mediaJob = z.discriminatedUnion('event', [
 export type MediaJob = z.infer<typeof mediaJob>
 
 /**
+ * Documents read from other servers (queue `fetches`, the accounts worker; docs/federation.md, "What is fetched
+ * when"): each job bounded in pages, items, bytes and time, and per domain.
+ */
+export const fetchJob = z.discriminatedUnion('event', [
+  // A remote account's newest posts and its pinned ones: when it is first stored here, or when a local user opens
+  // its profile after REMOTE_BACKFILL_STALE_HOURS (docs/federation.md, "Backfill of remote profiles").
+  event('fetch.outbox', { accountId: id }),
+  // A local user opened the thread of a remote status: its replies (docs/federation.md, "Complete threads");
+  // `refreshId` names the async refresh that tells clients when it is done.
+  event('fetch.replies', { statusId: id, refreshId: z.string() }),
+])
+export type FetchJob = z.infer<typeof fetchJob>
+
+/**
  * One signed POST of an activity to one inbox (docs/federation.md, "Delivery"): `body` is the JSON exactly as
  * sent, `accountId` the local account that signs it (null: the instance actor, as for a forwarded report). Added by
  * the accounts worker with a deterministic job id.
@@ -327,6 +347,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   ...timer.options,
   inboxActivity,
   ...mediaJob.options,
+  ...fetchJob.options,
   ...mail.options,
   ...accountDataJob.options,
 ])
@@ -341,6 +362,7 @@ const queues = new Map<string, QueueName>([
   ...timer.options.map((o) => [o.shape.event.value, QUEUES.timers] as const),
   [inboxActivity.shape.event.value, QUEUES.inbox],
   ...mediaJob.options.map((o) => [o.shape.event.value, QUEUES.media] as const),
+  ...fetchJob.options.map((o) => [o.shape.event.value, QUEUES.fetches] as const),
   ...mail.options.map((o) => [o.shape.event.value, QUEUES.mail] as const),
   ...accountDataJob.options.map((o) => [o.shape.event.value, QUEUES.accountData] as const),
 ])
@@ -379,6 +401,8 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   // A transcode that fails does not fail better the next time: the job marks the attachment failed itself and
   // only what failed around it (reading the file, the database) is tried again, a few times.
   [QUEUES.media]: { ...defaultJobOptions, attempts: 3 },
+  // A server that cannot be read now is not asked again and again: one more try, then the profile stays as it is.
+  [QUEUES.fetches]: { ...defaultJobOptions, attempts: 2 },
   // An SMTP server down or refusing for a while (4xx) delays mail by up to about an hour, as activities.
   [QUEUES.mail]: { ...defaultJobOptions, attempts: 12 },
   // Each job picks up where a failed run stopped (the rows say what is left), so retrying is always safe.

@@ -16,6 +16,11 @@ export const QUEUES = {
    * attachments (docs/media.md, "Video, audio and GIFs").
    */
   media: 'media',
+  /**
+   * Documents read from other servers for local readers: remote profiles' outboxes and threads' replies
+   * (docs/federation.md, "What is fetched when"), apart so that a slow server holds none of the other queues' slots.
+   */
+  fetches: 'fetches',
   /** E-mail to users and moderators, sent by the accounts worker over SMTP (docs/operations.md, "Mail"). */
   mail: 'mail',
   /** A user's archives, CSV imports and self-deletion, by the accounts worker (docs/security.md, "Your data"). */
@@ -34,6 +39,7 @@ export const CONSUMERS = {
     QUEUES.inbox,
     QUEUES.deliveries,
     QUEUES.media,
+    QUEUES.fetches,
     QUEUES.mail,
     QUEUES.accountData,
   ],

@@ -75,6 +75,7 @@ export function openApiDocument(publicUrl: string) {
     const operations = (paths[openApiPath(route.path)] ??= {})
     operations[route.method.toLowerCase()] = {
       operationId: operationId(route),
+      ...(route.description ? { description: route.description } : {}),
       tags: [route.upstream],
       security: securityOf(route),
       ...parametersOf(route),

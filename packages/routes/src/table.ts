@@ -32,9 +32,11 @@ export interface Route {
    * `readParams(req, schema)` and the OpenAPI document shows them. Absent: the route takes none.
    */
   params?: RouteParams
+  /** What the OpenAPI document says of the route beyond Mastodon's API: a Roost addition says so. */
+  description?: string
 }
 
-type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp' | 'params'>
+type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp' | 'params' | 'description'>
 
 const route = (
   method: Method,
@@ -46,6 +48,9 @@ const route = (
 ): Route => ({ method, path, upstream, access, scopes, ...attributes })
 
 const ACCOUNTS = 'accounts'
+const RELAYS =
+  'A Roost addition: Mastodon manages relays in its web admin only (Admin::RelaysController). ' +
+  'Relay entity: id, inbox_url, state (idle, pending, accepted, rejected), enabled, actor_uri, created_at.'
 const PUSH = 'push'
 const STREAMING = 'streaming'
 const GATEWAY = 'gateway'
@@ -240,6 +245,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/api/v1/statuses/:id/history', ACCOUNTS, 'optional', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/source', ACCOUNTS, 'required', ['read:statuses']),
   route('GET', '/api/v1/statuses/:id/context', ACCOUNTS, 'optional', ['read:statuses']),
+  // Mastodon 4.4's async refreshes (the `Mastodon-Async-Refresh` header of a thread's context).
+  route('GET', '/api/v1_alpha/async_refreshes/:id', ACCOUNTS, 'required', ['read']),
   route('GET', '/api/v1/statuses/:id/reblogged_by', ACCOUNTS, 'optional', ['read:accounts'], {
     params: P.pageParams,
   }),
@@ -402,6 +409,19 @@ export const ROUTES: readonly Route[] = [
   route('DELETE', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks']),
   // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
   route('GET', '/api/v1/admin/instances', ACCOUNTS, 'required', ['admin:read']),
+  // Relays: Roost additions (Mastodon manages them in its web admin only; docs/federation.md, "Relays").
+  route('GET', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:read'], { description: RELAYS }),
+  route('POST', '/api/v1/admin/relays', ACCOUNTS, 'required', ['admin:write'], {
+    params: P.adminRelayParams,
+    description: RELAYS,
+  }),
+  route('POST', '/api/v1/admin/relays/:id/enable', ACCOUNTS, 'required', ['admin:write'], {
+    description: RELAYS,
+  }),
+  route('POST', '/api/v1/admin/relays/:id/disable', ACCOUNTS, 'required', ['admin:write'], {
+    description: RELAYS,
+  }),
+  route('DELETE', '/api/v1/admin/relays/:id', ACCOUNTS, 'required', ['admin:write'], { description: RELAYS }),
   route('GET', '/api/v1/admin/reports', ACCOUNTS, 'required', ['admin:read:reports'], {
     params: P.adminReportsParams,
   }),

@@ -29,8 +29,10 @@ export interface OutboundOptions {
 export interface OutboundRequestOptions {
   /** The largest answer this request takes (remote media are larger than documents). */
   maxBytes?: number
-  /** This request's answering deadline. */
+  /** This request's answering deadline (the longest silence). */
   timeoutMs?: number
+  /** The whole request's deadline, answer included (four times `timeoutMs` unless told). */
+  deadlineMs?: number
   /** The answer's body is not wanted (a push service's): it is read to the end, whatever its size, and dropped. */
   discardBody?: boolean
 }
@@ -85,6 +87,7 @@ export function createOutboundClient(options: OutboundOptions = {}) {
           timeout: per.timeoutMs ?? options.requestTimeoutMs ?? 10_000,
         },
         (res) => {
+          res.on('close', () => clearTimeout(whole))
           if (per.discardBody) {
             res.resume() // read, so that the socket goes back to the pool
             res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: EMPTY }))
@@ -112,6 +115,15 @@ export function createOutboundClient(options: OutboundOptions = {}) {
         },
       )
       req.on('timeout', () => req.destroy(new OutboundError(`${url.origin} did not answer in time`)))
+      // The idle timeout above is per silence; a server trickling a byte now and then is ended by the whole
+      // request's deadline (four idle timeouts), so that no request lasts for ever.
+      const idle = per.timeoutMs ?? options.requestTimeoutMs ?? 10_000
+      const whole = setTimeout(
+        () => req.destroy(new OutboundError(`${url.origin} took too long to answer`)),
+        per.deadlineMs ?? 4 * idle,
+      )
+      whole.unref()
+      req.on('close', () => clearTimeout(whole))
       req.on('socket', (socket) => {
         if (!socket.connecting) return
         const timer = setTimeout(

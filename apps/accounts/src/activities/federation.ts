@@ -31,6 +31,7 @@ import { AS } from '../federation/render/contexts'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 import { quoteFederation } from './quotes'
+import { relayRecipients } from '../federation/relays'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -113,7 +114,10 @@ export function federationConsumer(
       reachedAccountIds:
         kind === 'create' ? [] : [...(await interactedRemoteAccounts(fed.db, status)), ...voters],
     })
-    if (!audience.length) return
+    // A public post also goes to the accepted relays (docs/federation.md, "Relays"), as Mastodon's StatusReachFinder;
+    // they are inboxes, not accounts the Note names.
+    const relays = status.visibility === 'public' ? await relayRecipients(fed.db) : []
+    if (!audience.length && !relays.length) return
     // Built from the rows this activity's consumers have read (the status with its author, mentions and hashtags)
     // and the audience's accounts: what the Note needs beyond those is its media, poll and self-replies.
     const note = (await renderNotes(fed.db, urls, [status], { reads, accounts: audience })).get(status.id)!
@@ -122,7 +126,7 @@ export function federationConsumer(
       kind === 'create'
         ? renderCreate(note, actor)
         : renderUpdate(note, actor, kind === 'poll' ? { at: new Date().toISOString(), name: key } : undefined)
-    await deliver(activity, author.id, audience, key)
+    await deliver(activity, author.id, [...audience, ...relays], key)
   }
 
   /**
@@ -179,6 +183,7 @@ export function federationConsumer(
       const author = await localAccount(a.accountId)
       if (!author) return
       const audience = await statusAudience(fed.db, { ...a, accountId: author.id })
+      if (a.visibility === 'public') audience.push(...(await relayRecipients(fed.db)))
       if (!audience.length) return
       await deliver(
         renderDelete(statusUri(urls, author.username, a.statusId), actorUriOf(urls, author)),

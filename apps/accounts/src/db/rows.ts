@@ -70,6 +70,8 @@ export interface AccountRow {
   emojis?: AccountEmoji[]
   /** Deleted by its owner: the row stays, suspended and emptied, to keep the username (domain/deletion.ts). */
   deleted_at?: Date | null
+  /** A remote account's outbox last read (docs/federation.md, "Backfill of remote profiles"). */
+  backfilled_at?: Date | null
 }
 
 /** One custom emoji an account's profile uses, kept on the account (`accounts.emojis`). */
@@ -281,6 +283,8 @@ export interface StatusRow {
   quote_automatic?: string[]
   quote_manual?: string[]
   created_at: Date
+  /** A remote status's replies last read (docs/federation.md, "Complete threads"). */
+  replies_fetched_at?: Date | null
 }
 
 /** A quote of a status by another (docs/statuses.md, "Quotes"). */
@@ -611,4 +615,16 @@ export interface AccountWarningRow {
   action: string
   text: string
   created_at: Date
+}
+
+/** A relay (docs/federation.md, "Relays"), as Mastodon's Relay. */
+export interface RelayRow {
+  id: string
+  inbox_url: string
+  state: 'idle' | 'pending' | 'accepted' | 'rejected'
+  follow_activity_id: string | null
+  actor_uri: string | null
+  delivery_inbox: string | null
+  created_at: Date
+  updated_at: Date
 }

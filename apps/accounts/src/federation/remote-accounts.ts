@@ -180,7 +180,7 @@ async function writeActor(
         .insert({ ...columns, ...silenced })
         .returning('*')
       if (row.outbox_url && !row.suspended_at)
-        await outbox.add(trx, { event: 'remote_account.discovered', accountId: row.id })
+        await outbox.add(trx, { event: 'fetch.outbox', accountId: row.id })
       return row as AccountRow
     })
   } catch (err) {

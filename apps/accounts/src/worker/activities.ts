@@ -8,7 +8,7 @@ import { federationConsumer } from '../activities/federation'
 import { feedsConsumer } from '../activities/feeds'
 import { notificationsConsumer } from '../activities/notifications'
 import { remoteMediaConsumer } from '../activities/remote-media'
-import { backfillConsumer } from '../activities/backfill'
+import { relaysConsumer } from '../activities/relays'
 import { streamingConsumer } from '../activities/streaming'
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
@@ -34,8 +34,6 @@ export function createConsumers(d: {
   /** The `media` queue, where remote attachments wait to be copied (docs/federation.md, "Remote media"). */
   mediaQueue: Queue
   remoteMediaRetryBaseMs: number
-  /** REMOTE_BACKFILL_STATUSES (docs/federation.md, "Backfill of remote profiles"). */
-  remoteBackfillStatuses: number
 }) {
   return {
     notifications: notificationsConsumer(d.db, d.urls, d.streaming),
@@ -43,10 +41,9 @@ export function createConsumers(d: {
     feeds: feedsConsumer(d.feeds),
     streaming: streamingConsumer(d.db, d.urls, d.streaming),
     federation: federationConsumer(d.federation, d.deliver, d.pollUpdateSoon),
+    relays: relaysConsumer(d.federation, d.deliver),
     // Last: a slow remote server delays nothing the others do.
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
-    // After the others too: it reads another server's outbox, bounded in pages, bytes and time.
-    backfill: backfillConsumer(d.federation, d.remoteBackfillStatuses),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

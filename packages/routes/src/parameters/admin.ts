@@ -61,6 +61,11 @@ export const adminDomainBlockParams = z.object({
   obfuscate: param.bool(),
 })
 
+/** POST /api/v1/admin/relays (a Roost addition): the relay's inbox, or a LitePub relay's actor. */
+export const adminRelayParams = z.object({
+  inbox_url: param.text(),
+})
+
 /** GET /api/v1/admin/reports */
 export const adminReportsParams = z.object({
   ...param.page,

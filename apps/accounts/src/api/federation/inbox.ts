@@ -9,6 +9,7 @@ import { heardFrom } from '../../federation/transport/delivery-failures'
 import { isUrlBlocked } from '../../federation/domain-blocks'
 import { idOf, isNoteLike, sameHost } from '../../federation/inbox/statuses'
 import { findByUri, resolveActor } from '../../federation/remote-accounts'
+import { relayOf } from '../../federation/relays'
 import type { CheckedSignature } from '../../federation/transport/signatures'
 import { checkSignedRequest, SignatureError, verifiedBy } from '../../federation/transport/signatures'
 
@@ -31,7 +32,8 @@ export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
     throw new Forbidden(`Public key not found for key ${checked.keyId}`)
   const signer = await signerOf(ctx.federation, checked)
   const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown })?.id
-  if (actor !== signer.uri)
+  // A relay forwards other servers' activities under its own signature (docs/federation.md, "Relays").
+  if (actor !== signer.uri && !(await relayOf(ctx.db, signer)))
     throw new Unauthenticated(`The activity's actor is not ${signer.uri}, whose key signed the request`)
   await ctx.db.transaction(async (trx) => {
     await outbox.add(trx, { event: 'inbox.received', signerAccountId: signer.id, activity })

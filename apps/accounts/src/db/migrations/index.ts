@@ -44,6 +44,8 @@ import * as yourData from './20261129080001_your_data'
 import * as quotes from './20261129090001_quotes'
 import * as accountWarnings from './20261129110001_account_warnings'
 import * as weeklyLogins from './20261129120001_weekly_logins'
+import * as relays from './20261130020001_relays'
+import * as fetchMarks from './20261130020002_fetch_marks'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
@@ -101,4 +103,6 @@ export const migrations: Migration[] = [
   { name: '20261129090001_quotes', ...quotes },
   { name: '20261129110001_account_warnings', ...accountWarnings },
   { name: '20261129120001_weekly_logins', ...weeklyLogins },
+  { name: '20261130020001_relays', ...relays },
+  { name: '20261130020002_fetch_marks', ...fetchMarks },
 ]

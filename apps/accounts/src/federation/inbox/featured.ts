@@ -46,6 +46,24 @@ async function collectionItems(fed: Federation, url: string): Promise<unknown[]>
   return first && typeof first === 'object' ? items(first as Json) : []
 }
 
+/** The pinned posts of a remote account become `pinned`, in the order its `featured` collection gave them. */
+export async function replacePins(fed: Federation, account: AccountRow, pinned: StatusRow[]) {
+  await fed.db.transaction(async (trx) => {
+    await trx('status_pins')
+      .where({ account_id: account.id })
+      .whereNotIn(
+        'status_id',
+        pinned.map((s) => s.id),
+      )
+      .delete()
+    if (pinned.length)
+      await trx('status_pins')
+        .insert(pinned.map((s) => ({ account_id: account.id, status_id: s.id })))
+        .onConflict(['account_id', 'status_id'])
+        .ignore()
+  })
+}
+
 /**
  * Reads a remote account's `featured` collection (its pinned posts, which replace those stored) and its
  * `featuredTags` collection (its featured hashtags), as Mastodon does when it fetches a profile. A collection that
@@ -63,20 +81,7 @@ export async function syncFeatured(fed: Federation, account: AccountRow) {
         const status = await fetchStatus(fed, uri)
         if (status && status.account_id === account.id && !status.reblog_of_id) pinned.push(status)
       }
-      await fed.db.transaction(async (trx) => {
-        await trx('status_pins')
-          .where({ account_id: account.id })
-          .whereNotIn(
-            'status_id',
-            pinned.map((s) => s.id),
-          )
-          .delete()
-        if (pinned.length)
-          await trx('status_pins')
-            .insert(pinned.map((s) => ({ account_id: account.id, status_id: s.id })))
-            .onConflict(['account_id', 'status_id'])
-            .ignore()
-      })
+      await replacePins(fed, account, pinned)
     } catch (err) {
       fed.logger.info({ err, account: account.uri }, 'featured collection could not be read')
     }

@@ -28,6 +28,7 @@ import { lockActor, markUndone, undone } from './tombstones'
 import { move } from './move'
 import { featuredChange } from './featured'
 import { quoteAnswer, quoteRequest, stampDeleted } from './quotes'
+import { relayActivity, relayOf } from '../relays'
 
 /**
  * What an activity from another server does (docs/federation.md, "Inboxes"), run by the accounts worker on the
@@ -55,6 +56,9 @@ async function handle(
   signer: AccountRow,
   activity: Record<string, unknown>,
 ) {
+  // Everything a relay sends is read as a relay's (docs/federation.md, "Relays"): never a boost by the relay.
+  const relay = await relayOf(fed.db, signer)
+  if (relay) return relayActivity(fed, deliver, relay, signer, activity)
   const type = activity.type
   const object = activity.object
   switch (type) {

@@ -581,7 +581,7 @@ async function fetchDocument(fed: Federation, url: string): Promise<Json | undef
 }
 
 /** Stores a fetched Note whose author is on the host of its id (the author fetched too when unknown). */
-async function storeFetchedStatus(fed: Federation, object: Json, depth: number) {
+export async function storeFetchedStatus(fed: Federation, object: Json, depth: number) {
   const id = idOf(object)
   const authorUri = idOf(list(object.attributedTo)[0])
   if (!id || !authorUri || !sameHost(authorUri, id)) return undefined

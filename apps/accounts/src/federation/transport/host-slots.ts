@@ -22,8 +22,8 @@ return 0`
 /** How long a slot is held at most when its holder never releases it. */
 export const SLOT_LEASE_MS = 60_000
 
-export function createHostSlots(redis: Redis, redisPrefix: string, limit: number) {
-  const key = (host: string) => `${redisPrefix}:delivery-slots:{${host}}`
+export function createHostSlots(redis: Redis, redisPrefix: string, limit: number, name = 'delivery-slots') {
+  const key = (host: string) => `${redisPrefix}:${name}:{${host}}`
   return {
     limit,
     /** Whether `holder` (a delivery job) may send to `host` now; it must `release` the slot afterwards. */

@@ -8,6 +8,7 @@ import { renderStatuses } from '../../../entities/status'
 import { withoutHidden } from '../../../domain/filters'
 import { statusesOfAccount } from '../../../feeds/timelines'
 import { optionalUser } from '../../../users/current'
+import { refreshStaleProfile } from '../../../federation/stale-profiles'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
 const KEPT = ['pinned', 'tagged', 'only_media', 'exclude_replies', 'exclude_reblogs'] as const
@@ -23,6 +24,10 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   const p = readParams(req, accountStatusesParams)
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const viewerId = viewer?.account.id
+  // A remote profile not read for long is read again by the worker (docs/federation.md, "Backfill of remote
+  // profiles"); this answer has what is stored.
+  if (viewerId && ctx.config.FEDERATION && !p.max_id)
+    await refreshStaleProfile(ctx.db, account, ctx.config.REMOTE_BACKFILL_STALE_HOURS)
   const rows = await statusesOfAccount(
     ctx.db,
     account,
