@@ -76,7 +76,8 @@ export function renderAccount(
       ? []
       : row.fields.map((f) => ({
           name: f.name,
-          value: fieldValueHtml(f.value),
+          // A remote value is stored sanitised HTML, a local one plain text (docs/federation.md, "Profile fields").
+          value: row.domain ? f.value : fieldValueHtml(f.value),
           verified_at: f.verified_at,
         })),
     ...(row.moved_to && !nested && !suspended ? { moved: renderAccount(row.moved_to, urls, true) } : {}),

@@ -9,6 +9,7 @@ import { feedsConsumer } from '../activities/feeds'
 import { notificationsConsumer } from '../activities/notifications'
 import { remoteMediaConsumer } from '../activities/remote-media'
 import { backfillConsumer } from '../activities/backfill'
+import { profileLinksConsumer } from '../activities/profile-links'
 import { streamingConsumer } from '../activities/streaming'
 import { createReads } from '../domain/reads'
 import type { Reads } from '../domain/reads'
@@ -47,6 +48,8 @@ export function createConsumers(d: {
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
     // After the others too: it reads another server's outbox, bounded in pages, bytes and time.
     backfill: backfillConsumer(d.federation, d.remoteBackfillStatuses),
+    // Reads the pages profile fields link to, bounded as the backfill is.
+    profileLinks: profileLinksConsumer(d.federation),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

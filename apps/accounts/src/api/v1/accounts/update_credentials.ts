@@ -1,3 +1,4 @@
+import { fieldsToVerify } from '../../../federation/profile-links'
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { readParams, updateCredentialsParams } from '@roost/routes'
@@ -151,6 +152,9 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
       const saved: AccountRow = await trx('accounts').where({ id: current.account.id }).first()
       await refreshAccountEmojis(trx, saved.id, null, saved)
       await outbox.add(trx, { event: 'account.updated', accountId: current.account.id })
+      // Links to verify (docs/federation.md, "Profile fields"), as Mastodon's UpdateAccountService#check_links.
+      if (fieldsToVerify(saved.fields, true, ctx.config.FEDERATION_ALLOW_HTTP).length)
+        await outbox.add(trx, { event: 'account.links_changed', accountId: saved.id })
     }
     if (Object.keys(user).length) await trx('users').where({ id: current.user.id }).update(user)
     if (current.account.locked && account.locked === false) await acceptPendingFollowRequests(trx, current)
