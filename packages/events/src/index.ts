@@ -49,7 +49,8 @@ const listMemberFacts = { listAccountId: id, listId: id, accountId: id, targetAc
  * actor. Adding an activity is one line here.
  */
 export const activity = z.discriminatedUnion('event', [
-  event('status.created', statusFacts),
+  // `quotedAccountId`: the author of the post it quotes, addressed as Mastodon's silent mention (docs/statuses.md).
+  event('status.created', { ...statusFacts, quotedAccountId: id.optional() }),
   // An edit (docs/statuses.md): `editId` is the version it made (a status_edits row).
   event('status.updated', { ...statusFacts, editId: id }),
   event('status.deleted', {

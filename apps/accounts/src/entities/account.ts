@@ -113,6 +113,8 @@ export interface SourceSettings {
   default_privacy: string
   default_sensitive: boolean
   default_language: string | null
+  /** Mastodon 4.5's default quote policy (public when not stored). */
+  default_quote_policy?: string
   role: string
 }
 
@@ -136,7 +138,7 @@ export function renderCredentialAccount(
       discoverable: row.discoverable,
       indexable: row.indexable,
       attribution_domains: [] as string[],
-      quote_policy: 'public',
+      quote_policy: user.default_quote_policy ?? 'public',
     },
     role: roleEntity(user.role),
   }

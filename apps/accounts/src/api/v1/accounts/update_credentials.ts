@@ -1,4 +1,3 @@
-import { fieldsToVerify } from '../../../federation/profile-links'
 import type { Request, Response } from 'express'
 import type { Knex } from '@roost/db'
 import { readParams, updateCredentialsParams } from '@roost/routes'
@@ -14,6 +13,8 @@ import { refreshAccountEmojis } from '../../../domain/custom_emojis'
 import { acceptFollowRequest } from '../../../domain/relationships'
 import { invalid, text, tooLong, Validation } from '../../../users/validation'
 import { credentialAccount } from './verify_credentials'
+import { fieldsToVerify } from '../../../federation/profile-links'
+import { QUOTE_POLICIES } from '../../../domain/quotes'
 
 // The account model's limits (display name: the column and Mastodon's model say 30; docs/mastodon-compatibility.md, "Accounts").
 export const DISPLAY_NAME_MAX = 30
@@ -136,6 +137,9 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
 
   const user: Record<string, unknown> = {}
   const source = isObject(p.source) ? p.source : {}
+  // Mastodon 4.5's default quote policy; like the other settings, a value it does not know is ignored.
+  if ((QUOTE_POLICIES as readonly unknown[]).includes(source.quote_policy))
+    user.default_quote_policy = source.quote_policy
   if (typeof source.privacy === 'string' && PRIVACIES.has(source.privacy))
     user.default_privacy = source.privacy
   const sensitive = isObject(source.sensitive) ? undefined : castBoolean(source.sensitive)
