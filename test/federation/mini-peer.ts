@@ -301,7 +301,7 @@ export async function followAccepted(stack: Stack, user: TestUser, peer: MiniPee
   await eventually(async () => {
     const r = (await user.get(`/api/v1/accounts/relationships?id[]=${account.id}`).expect(200)).body[0]
     return r.following || undefined
-  })
+  }, 60_000)
   return account
 }
 
@@ -343,22 +343,21 @@ export async function deliverCreate(
   return row
 }
 
+let mentionNotes = 0
+
 /**
- * A public Note of `author`'s mentioning `user` (so that it is stored: nobody here needs to follow the author) with
- * `fields` merged in, delivered in a Create; the status as `user` sees it.
+ * A public Note of `author`'s mentioning the local `username` (so that it is stored: nobody here needs to follow the
+ * author), with a new id unless `fields` give one, and `fields` merged in (`attachment`, …).
  */
-export async function receiveMention<T = Record<string, unknown>>(
+export function mentionNote(
   stack: Stack,
-  peer: MiniPeer,
   author: PeerActor,
-  user: TestUser,
-  fields: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
   username = 'alice',
 ) {
-  const uri = `${author.uri}/statuses/${Date.now()}${Math.floor(Math.random() * 1e6)}`
   const local = `${stack.url}/users/${username}`
-  const object = {
-    id: uri,
+  return {
+    id: `${author.uri}/statuses/mention-${++mentionNotes}`,
     type: 'Note',
     attributedTo: author.uri,
     to: [PUBLIC],
@@ -368,6 +367,18 @@ export async function receiveMention<T = Record<string, unknown>>(
     tag: [{ type: 'Mention', href: local, name: `@${username}` }],
     ...fields,
   }
+}
+
+/** `mentionNote(…)` delivered in a Create and handled; the status as `user` (the one mentioned) sees it. */
+export async function receiveMention<T = Record<string, unknown>>(
+  stack: Stack,
+  peer: MiniPeer,
+  author: PeerActor,
+  user: TestUser,
+  fields: Record<string, unknown> = {},
+  username = 'alice',
+) {
+  const object = mentionNote(stack, author, fields, username)
   const row = await deliverCreate(stack, peer, author, createOf(author, object))
   return (await user.get(`/api/v1/statuses/${row.id}`).expect(200)).body as T
 }
