@@ -104,7 +104,8 @@ export function federationConsumer(
         ? quotedAccountId
         : (await fed.db('quotes').where({ status_id: status.id }).first('quoted_account_id'))
             ?.quoted_account_id
-    if (quotedAuthor && quotedAuthor !== author.id) mentioned.push(quotedAuthor)
+    if (quotedAuthor && quotedAuthor !== author.id && status.visibility !== 'direct')
+      mentioned.push(quotedAuthor)
     const voters: string[] =
       kind === 'create'
         ? []

@@ -85,7 +85,10 @@ export async function quoteFieldsOf(
           url: page,
           html: `<p class="quote-inline">RE: ${linkHtml(page, 'nofollow noopener')}</p>`,
         }
-      if (targetAuthor && targetAuthor.id !== s.account_id) f[QUOTED_ACTOR] = actorUriOf(urls, targetAuthor)
+      // Not in a direct post: its audience is whom it mentions (Mastodon refuses such a quote unless the quoted
+      // author is mentioned).
+      if (targetAuthor && targetAuthor.id !== s.account_id && s.visibility !== 'direct')
+        f[QUOTED_ACTOR] = actorUriOf(urls, targetAuthor)
       if (q.state === 'accepted') {
         const approval =
           targetAuthor && !targetAuthor.domain ? stampUri(urls, targetAuthor.username, q.id) : q.approval_uri
