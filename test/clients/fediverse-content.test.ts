@@ -121,6 +121,21 @@ describe('masto.js', () => {
     })
   })
 
+  it('sets and reads the default quote policy (CredentialAccount `source.quote_policy`, Mastodon 4.5)', async () => {
+    const m = masto()
+    expect((await m.v1.accounts.verifyCredentials()).source.quotePolicy).toBe('public')
+    // masto.js 7.12 reads `source.quotePolicy` but its update parameters lack it: the same request, untyped.
+    const quotePolicy = (policy: string) =>
+      ({ source: { quotePolicy: policy } }) as unknown as Parameters<
+        typeof m.v1.accounts.updateCredentials
+      >[0]
+    const saved = await m.v1.accounts.updateCredentials(quotePolicy('nobody'))
+    expect(saved.source.quotePolicy).toBe('nobody')
+    const post = await m.v1.statuses.create({ status: 'not quotable by default', visibility: 'public' })
+    expect(post.quoteApproval).toMatchObject({ automatic: [], manual: [] })
+    await m.v1.accounts.updateCredentials(quotePolicy('public'))
+  })
+
   it('reads `group: true` of a Group actor and `group: false` of a person', async () => {
     const m = masto()
     expect(await m.v1.accounts.$select(groupId).fetch()).toMatchObject({

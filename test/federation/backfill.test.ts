@@ -2,7 +2,7 @@ import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startMiniPeer } from './mini-peer'
+import { resolveActor, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 import { BACKFILL_MAX_PAGES } from '../../apps/accounts/src/activities/backfill'
 
@@ -80,12 +80,8 @@ function serveFeatured(actor: PeerActor, ids: string[]) {
   })
 }
 
-const resolve = async (username: string) => {
-  const found = await alice
-    .get(`/api/v2/search?q=${encodeURIComponent(`@${username}@${peer.domain}`)}&resolve=true&type=accounts`)
-    .expect(200)
-  return found.body.accounts[0].id as string
-}
+
+const resolve = async (username: string) => (await resolveActor(alice, peer, username)).id
 
 test('the newest 20 of 50 posts are stored, in order, after hostile outboxes were given up on', async () => {
   // An outbox whose page is larger than the client reads, and one whose pages never end.

@@ -185,6 +185,64 @@ describe('local emojis', () => {
     expect(actor.body.tag).toEqual([expect.objectContaining({ type: 'Emoji', name: ':blobcat:' })])
   })
 
+  it('serves /emojis/:id as the Emoji object, as Mastodon; a profile emoji that changes sends the actor again', async () => {
+    const doc = await stack
+      .api()
+      .get(`/emojis/${blobcatId}`)
+      .set('Accept', 'application/activity+json')
+      .expect(200)
+    expect(doc.headers['content-type']).toBe('application/activity+json; charset=utf-8')
+    expect(doc.body).toEqual({
+      '@context': [
+        'https://www.w3.org/ns/activitystreams',
+        { toot: 'http://joinmastodon.org/ns#', Emoji: 'toot:Emoji' },
+      ],
+      id: `${stack.url}/emojis/${blobcatId}`,
+      type: 'Emoji',
+      name: ':blobcat:',
+      updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      icon: { type: 'Image', mediaType: 'image/png', url: expect.stringMatching(/\.png$/) },
+    })
+    await stack.api().get('/emojis/12345').expect(404)
+    await stack.api().get('/emojis/blobcat').expect(404)
+
+    // mallory follows alice, whose display name uses :blobcat:.
+    const follow = {
+      id: `${mallory.uri}#follows/emoji`,
+      type: 'Follow',
+      actor: mallory.uri,
+      object: `${stack.url}/users/alice`,
+    }
+    expect((await peer.post(inbox(), mallory, follow)).status).toBe(202)
+    await eventually(async () => peer.received.find((r) => r.activity.type === 'Accept'))
+    const updates = () =>
+      peer.received.filter(
+        (r) =>
+          r.activity.type === 'Update' &&
+          (r.activity.object as { id?: string }).id === `${stack.url}/users/alice`,
+      )
+    const before = updates().length
+    const patchEmoji = (body: object) =>
+      (admin as unknown as { patch: (p: string) => Test })
+        .patch(`/api/v1/admin/custom_emojis/${blobcatId}`)
+        .send(body)
+        .expect(200)
+    await patchEmoji({ disabled: true })
+    const gone = await eventually(async () => updates()[before])
+    expect((gone.activity.object as { tag: unknown[] }).tag).toEqual([])
+    await patchEmoji({ disabled: false })
+    const back = await eventually(async () => updates()[before + 1])
+    expect((back.activity.object as { tag: unknown[] }).tag).toEqual([
+      expect.objectContaining({ type: 'Emoji', name: ':blobcat:', id: `${stack.url}/emojis/${blobcatId}` }),
+    ])
+    // A change that leaves the profile's emojis as they were (here: none of alice's) sends nothing.
+    await stack.drain()
+    const settled = updates().length
+    await upload('unused_one', await png('#123')).expect(200)
+    await stack.drain()
+    expect(updates()).toHaveLength(settled)
+  })
+
   it('the CLI imports a directory, lists and removes', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'emoji-'))
     await writeFile(path.join(dir, 'party_parrot.png'), await png('#0f0'))

@@ -242,6 +242,15 @@ describe('activities', () => {
     expect(
       (await alice.get(`/api/v1/accounts/relationships?id[]=${remoteId}`).expect(200)).body[0].blocked_by,
     ).toBe(false)
+    // Undo of a Follow by its id: the request it made ends.
+    const again = follow(mallory)
+    expect((await peer.post(`${aliceUri()}/inbox`, mallory, again)).status).toBe(202)
+    await stack.drain()
+    expect((await alice.get('/api/v1/follow_requests').expect(200)).body).toHaveLength(1)
+    const undoFollow = { id: `${again.id}/undo`, type: 'Undo', actor: mallory.uri, object: again.id }
+    expect((await peer.post(inbox(), mallory, undoFollow)).status).toBe(202)
+    await stack.drain()
+    expect((await alice.get('/api/v1/follow_requests').expect(200)).body).toEqual([])
 
     // Delete of the actor: the account is gone (test/federation/delete-actor.test.ts has the rest).
     const del = { id: `${mallory.uri}#delete`, type: 'Delete', actor: mallory.uri, object: mallory.uri }

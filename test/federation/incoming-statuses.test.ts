@@ -347,12 +347,21 @@ describe('Like, Announce, Undo', () => {
     })
     expect(boost).toMatchObject({ uri: announce.id, account: { id: malloryId } })
 
+    const reblogs = (n: number) =>
+      eventually(async () => {
+        const s = (await alice.get(`/api/v1/statuses/${mine}`).expect(200)).body
+        return s.reblogs_count === n || undefined
+      })
     const undo = { id: `${announce.id}/undo`, type: 'Undo', actor: mallory.uri, object: announce }
     expect(await peer.post(inbox(), mallory, undo)).toMatchObject({ status: 202 })
-    await eventually(async () => {
-      const s = (await alice.get(`/api/v1/statuses/${mine}`).expect(200)).body
-      return s.reblogs_count === 0 || undefined
-    })
+    await reblogs(0)
+    // An Undo naming the Announce only by its id ends the boost too (docs/federation.md, "Undo by id").
+    const again = { ...announce, id: `${announce.id}/again` }
+    expect(await peer.post(inbox(), mallory, again)).toMatchObject({ status: 202 })
+    await reblogs(1)
+    const byId = { id: `${again.id}/undo`, type: 'Undo', actor: mallory.uri, object: again.id }
+    expect(await peer.post(inbox(), mallory, byId)).toMatchObject({ status: 202 })
+    await reblogs(0)
   })
 
   it('an Announce of an unknown remote status fetches it once and boosts it', async () => {

@@ -1,11 +1,10 @@
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startMiniPeer } from './mini-peer'
+import { createOf, deliverCreate, followAccepted as followAndAccept, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
 
 /**
@@ -26,43 +25,14 @@ let misskey: PeerActor
 let fedibird: PeerActor
 let n = 0
 
-const inbox = () => `${stack.url}/inbox`
+const followAccepted = (actor: PeerActor) => followAndAccept(stack, alice, peer, actor)
 
-async function followAccepted(actor: PeerActor) {
-  const found = await alice
-    .get(
-      `/api/v2/search?q=${encodeURIComponent(`@${actor.username}@${peer.domain}`)}&resolve=true&type=accounts`,
-    )
-    .expect(200)
-  const id = found.body.accounts[0].id as string
-  await alice.post(`/api/v1/accounts/${id}/follow`).expect(200)
-  const follow = await eventually(async () =>
-    peer.received.find((r) => r.activity.type === 'Follow' && r.activity.object === actor.uri),
-  )
-  await peer.post(inbox(), actor, {
-    id: `${actor.uri}#accepts/follows/${id}`,
-    type: 'Accept',
-    actor: actor.uri,
-    object: follow.activity,
-  })
-  await eventually(async () => {
-    const r = (await alice.get(`/api/v1/accounts/relationships?id[]=${id}`).expect(200)).body[0]
-    return r.following || undefined
-  })
-}
-
-/** Sends `note` (by `author`) in a Create and returns it as alice sees it. */
+/**
+ * Sends `note` (by `author`) in a Create and returns it as alice sees it, once the workers are done: the quote is
+ * stored after the status, so waiting for the status alone raced with it.
+ */
 async function deliver(author: PeerActor, note: Record<string, unknown>) {
-  const res = await peer.post(inbox(), author, {
-    '@context': 'https://www.w3.org/ns/activitystreams',
-    id: `${note.id as string}/activity`,
-    type: 'Create',
-    actor: author.uri,
-    to: [PUBLIC],
-    object: note,
-  })
-  expect(res.status).toBe(202)
-  const row = await eventually(() => stack.accounts.ctx.db('statuses').where({ uri: note.id }).first())
+  const row = await deliverCreate(stack, peer, author, createOf(author, note))
   return (await alice.get(`/api/v1/statuses/${row.id}`).expect(200)).body
 }
 

@@ -3,6 +3,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createOutboundClient } from '@roost/service'
 import { signRequest } from '../../apps/accounts/src/federation/transport/signatures'
+import { eventually } from '../stack'
+import type { Stack } from '../stack'
+import type { TestUser } from '../accounts/social/helpers'
 
 /**
  * A minimal ActivityPub server for the inbox and delivery tests: actors with RSA keys served over http:// on
@@ -260,3 +263,122 @@ export async function startMiniPeer() {
 }
 
 export type MiniPeer = Awaited<ReturnType<typeof startMiniPeer>>
+
+/*
+ * What the tests that talk to Roost through a mini-peer do again and again: resolve a peer's actor as a local user,
+ * follow it and have the peer accept, and deliver a Create of one of its objects to the shared inbox.
+ */
+const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
+
+/** The Account entity of `actor` as `user` finds it by search with `resolve=true` (WebFinger, then the actor). */
+export async function resolveActor(
+  user: TestUser,
+  peer: MiniPeer,
+  actor: PeerActor | string,
+): Promise<{ id: string } & Record<string, unknown>> {
+  const username = typeof actor === 'string' ? actor : actor.username
+  const found = await user
+    .get(`/api/v2/search?q=${encodeURIComponent(`@${username}@${peer.domain}`)}&resolve=true&type=accounts`)
+    .expect(200)
+  if (!found.body.accounts[0]) throw new Error(`${username}@${peer.domain} was not found`)
+  return found.body.accounts[0]
+}
+
+/** `user` follows `actor`, the peer accepts the Follow it received; the actor's Account entity once followed. */
+export async function followAccepted(stack: Stack, user: TestUser, peer: MiniPeer, actor: PeerActor) {
+  const account = await resolveActor(user, peer, actor)
+  const seen = peer.received.length
+  await user.post(`/api/v1/accounts/${account.id}/follow`).expect(200)
+  const follow = await eventually(async () =>
+    peer.received.slice(seen).find((r) => r.activity.type === 'Follow' && r.activity.object === actor.uri),
+  )
+  await peer.post(`${stack.url}/inbox`, actor, {
+    id: `${actor.uri}#accepts/follows/${String(follow.activity.id).split('/').pop()}`,
+    type: 'Accept',
+    actor: actor.uri,
+    object: follow.activity,
+  })
+  await eventually(async () => {
+    const r = (await user.get(`/api/v1/accounts/relationships?id[]=${account.id}`).expect(200)).body[0]
+    return r.following || undefined
+  }, 60_000)
+  return account
+}
+
+/**
+ * A `Create` of `object` (a Note unless it says otherwise; public, from `author`) as most servers wrap one: its
+ * audience copied, `activity` merged in (another id, context, …).
+ */
+export const createOf = (
+  author: PeerActor,
+  object: Record<string, unknown>,
+  activity: Record<string, unknown> = {},
+) => ({
+  '@context': 'https://www.w3.org/ns/activitystreams',
+  id: `${String(object.id)}/activity`,
+  type: 'Create',
+  actor: author.uri,
+  to: object.to ?? [PUBLIC],
+  ...(object.cc ? { cc: object.cc } : {}),
+  object,
+  ...activity,
+})
+
+/**
+ * Posts `activity` (a Create, usually `createOf(…)`) signed by `author` to the shared inbox, waits until the workers
+ * are done, and returns the stored row of the status whose ActivityPub id is `uri`.
+ */
+export async function deliverCreate(
+  stack: Stack,
+  peer: MiniPeer,
+  author: PeerActor,
+  activity: Record<string, unknown>,
+  uri = String((activity.object as { id?: unknown }).id),
+): Promise<{ id: string } & Record<string, unknown>> {
+  const res = await peer.post(`${stack.url}/inbox`, author, activity)
+  if (res.status !== 202) throw new Error(`the inbox answered ${res.status}: ${JSON.stringify(res.body)}`)
+  await stack.drain(120_000)
+  const row = await stack.accounts.ctx.db('statuses').where({ uri }).first()
+  if (!row) throw new Error(`${uri} was not stored`)
+  return row
+}
+
+let mentionNotes = 0
+
+/**
+ * A public Note of `author`'s mentioning the local `username` (so that it is stored: nobody here needs to follow the
+ * author), with a new id unless `fields` give one, and `fields` merged in (`attachment`, …).
+ */
+export function mentionNote(
+  stack: Stack,
+  author: PeerActor,
+  fields: Record<string, unknown> = {},
+  username = 'alice',
+) {
+  const local = `${stack.url}/users/${username}`
+  return {
+    id: `${author.uri}/statuses/mention-${++mentionNotes}`,
+    type: 'Note',
+    attributedTo: author.uri,
+    to: [PUBLIC],
+    cc: [local],
+    content: `<p>@${username} look</p>`,
+    published: new Date().toISOString(),
+    tag: [{ type: 'Mention', href: local, name: `@${username}` }],
+    ...fields,
+  }
+}
+
+/** `mentionNote(…)` delivered in a Create and handled; the status as `user` (the one mentioned) sees it. */
+export async function receiveMention<T = Record<string, unknown>>(
+  stack: Stack,
+  peer: MiniPeer,
+  author: PeerActor,
+  user: TestUser,
+  fields: Record<string, unknown> = {},
+  username = 'alice',
+) {
+  const object = mentionNote(stack, author, fields, username)
+  const row = await deliverCreate(stack, peer, author, createOf(author, object))
+  return (await user.get(`/api/v1/statuses/${row.id}`).expect(200)).body as T
+}

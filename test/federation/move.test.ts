@@ -2,7 +2,7 @@ import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startMiniPeer } from './mini-peer'
+import { followAccepted as followAndAccept, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
@@ -26,29 +26,8 @@ let listId: string
 
 const inbox = () => `${stack.url}/inbox`
 
-async function followAccepted(user: TestUser, actor: PeerActor) {
-  const found = await user
-    .get(
-      `/api/v2/search?q=${encodeURIComponent(`@${actor.username}@${peer.domain}`)}&resolve=true&type=accounts`,
-    )
-    .expect(200)
-  const id = found.body.accounts[0].id as string
-  await user.post(`/api/v1/accounts/${id}/follow`).expect(200)
-  const follow = await eventually(async () =>
-    peer.received.find((r) => r.activity.type === 'Follow' && r.activity.object === actor.uri),
-  )
-  await peer.post(inbox(), actor, {
-    id: `${actor.uri}#accepts/follows/${id}`,
-    type: 'Accept',
-    actor: actor.uri,
-    object: follow.activity,
-  })
-  await eventually(async () => {
-    const r = (await user.get(`/api/v1/accounts/relationships?id[]=${id}`).expect(200)).body[0]
-    return r.following || undefined
-  })
-  return id
-}
+const followAccepted = async (user: TestUser, actor: PeerActor) =>
+  (await followAndAccept(stack, user, peer, actor)).id
 
 beforeAll(async () => {
   stack = await startStack({ env: { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' } })

@@ -2,7 +2,7 @@ import { eventually as eventuallyWithin, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startMiniPeer } from './mini-peer'
+import { followAccepted as followAndAccept, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 60_000) => eventuallyWithin(check, timeoutMs)
@@ -28,29 +28,11 @@ const ids: Record<string, string> = {}
 
 const inbox = () => `${stack.url}/inbox`
 
+/** alice follows `actor`, which accepts; its account (its id kept in `ids`). */
 async function followAccepted(actor: PeerActor) {
-  const found = await alice
-    .get(
-      `/api/v2/search?q=${encodeURIComponent(`@${actor.username}@${peer.domain}`)}&resolve=true&type=accounts`,
-    )
-    .expect(200)
-  const id = found.body.accounts[0].id as string
-  ids[actor.username] = id
-  await alice.post(`/api/v1/accounts/${id}/follow`).expect(200)
-  const follow = await eventually(async () =>
-    peer.received.find((r) => r.activity.type === 'Follow' && r.activity.object === actor.uri),
-  )
-  await peer.post(inbox(), actor, {
-    id: `${actor.uri}#accepts/follows/1`,
-    type: 'Accept',
-    actor: actor.uri,
-    object: follow.activity,
-  })
-  await eventually(async () => {
-    const r = (await alice.get(`/api/v1/accounts/relationships?id[]=${id}`).expect(200)).body[0]
-    return r.following || undefined
-  })
-  return found.body.accounts[0]
+  const account = await followAndAccept(stack, alice, peer, actor)
+  ids[actor.username] = account.id
+  return account
 }
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startMiniPeer } from './mini-peer'
+import { resolveActor, startMiniPeer } from './mini-peer'
 import type { MiniPeer } from './mini-peer'
 
 /**
@@ -37,12 +37,7 @@ afterAll(async () => {
 
 const db = () => stack.accounts.ctx.db
 const fed = () => federation
-const resolve = async (username: string) => {
-  const res = await alice
-    .get(`/api/v2/search?q=${username}@${peer.domain}&resolve=true&type=accounts`)
-    .expect(200)
-  return res.body.accounts[0].id as string
-}
+const resolve = async (username: string) => (await resolveActor(alice, peer, username)).id
 const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600_000)
 
 it('fetches stale followed profiles again, oldest first and a batch at a time', async () => {

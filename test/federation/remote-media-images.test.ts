@@ -4,7 +4,7 @@ import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { download, phonePhoto, telltalesIn } from '../media/fixtures'
-import { startMiniPeer } from './mini-peer'
+import { createOf, deliverCreate, mentionNote, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 
 /**
@@ -17,7 +17,6 @@ let stack: Stack
 let peer: MiniPeer
 let alice: TestUser
 let mallory: PeerActor
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
 
 beforeAll(async () => {
   stack = await startStack({ env: { FEDERATION_ALLOW_HTTP: 'true' } })
@@ -29,22 +28,6 @@ afterAll(async () => {
   await stack?.stop()
   await peer?.stop()
 })
-
-let n = 0
-const noteOf = (uri: string, attachment: Record<string, unknown>[]) => {
-  const aliceUri = `${stack.url}/users/alice`
-  return {
-    id: uri,
-    type: 'Note',
-    attributedTo: mallory.uri,
-    to: [PUBLIC],
-    cc: [aliceUri],
-    content: '<p>@alice look</p>',
-    published: new Date().toISOString(),
-    tag: [{ type: 'Mention', href: aliceUri, name: '@alice' }],
-    attachment,
-  }
-}
 
 async function statusOf(uri: string) {
   const row = await stack.accounts.ctx.db('statuses').where({ uri }).first()
@@ -62,20 +45,11 @@ async function statusOf(uri: string) {
   }
 }
 
+/** mallory's public Note mentioning alice with `attachment`, delivered and handled: its id and alice's view of it. */
 async function receive(attachment: Record<string, unknown>[]) {
-  const uri = `${mallory.uri}/statuses/${++n}`
-  const object = noteOf(uri, attachment)
-  const create = {
-    id: `${uri}/activity`,
-    type: 'Create',
-    actor: mallory.uri,
-    to: object.to,
-    cc: object.cc,
-    object,
-  }
-  expect((await peer.post(`${stack.url}/inbox`, mallory, create)).status).toBe(202)
-  await stack.drain(120_000)
-  return { uri, status: await statusOf(uri) }
+  const object = mentionNote(stack, mallory, { attachment })
+  await deliverCreate(stack, peer, mallory, createOf(mallory, object))
+  return { uri: object.id, status: await statusOf(object.id) }
 }
 
 it('a copied remote photo carries no metadata but its colour profile, and stands upright', async () => {
@@ -129,14 +103,15 @@ it('reads focalPoint as meta.focus, alt text from name, else from summary, cut t
   expect(status.media_attachments[0]!.meta).toMatchObject({ original: { width: 64, height: 48 } })
   expect(status.media_attachments[0]!.url).toMatch(new RegExp(`^${stack.url}/media/`))
 
-  const object = {
-    ...noteOf(uri, [
+  const object = mentionNote(stack, mallory, {
+    id: uri,
+    updated: new Date().toISOString(),
+    attachment: [
       { type: 'Document', mediaType: 'image/png', url: one, name: 'by name', focalPoint: [-0.1, 0.9] },
       { type: 'Document', mediaType: 'image/png', url: two, summary: 'in summary' },
       { type: 'Image', mediaType: 'image/png', url: three, name: 'y'.repeat(2000), focalPoint: ['a', 3] },
-    ]),
-    updated: new Date().toISOString(),
-  }
+    ],
+  })
   const update = { id: `${uri}#updates/1`, type: 'Update', actor: mallory.uri, to: object.to, object }
   expect((await peer.post(`${stack.url}/inbox`, mallory, update)).status).toBe(202)
   await stack.drain(120_000)

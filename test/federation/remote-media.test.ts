@@ -3,7 +3,7 @@ import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startMiniPeer } from './mini-peer'
+import { mentionNote, receiveMention, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 
 /**
@@ -17,7 +17,6 @@ let peer: MiniPeer
 let alice: TestUser
 let mallory: PeerActor
 let admin: string
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
 
 beforeAll(async () => {
   stack = await startStack({
@@ -34,38 +33,13 @@ afterAll(async () => {
   await peer?.stop()
 })
 
-let n = 0
-/** mallory's public Note mentioning alice with `attachment`, posted to the inbox and handled; its status here. */
-async function receive(attachment: Record<string, unknown>[]) {
-  const uri = `${mallory.uri}/statuses/${++n}`
-  const aliceUri = `${stack.url}/users/alice`
-  const object = {
-    id: uri,
-    type: 'Note',
-    attributedTo: mallory.uri,
-    to: [PUBLIC],
-    cc: [aliceUri],
-    content: '<p>@alice look</p>',
-    published: new Date().toISOString(),
-    tag: [{ type: 'Mention', href: aliceUri, name: '@alice' }],
-    attachment,
-  }
-  const create = {
-    id: `${uri}/activity`,
-    type: 'Create',
-    actor: mallory.uri,
-    to: object.to,
-    cc: object.cc,
-    object,
-  }
-  expect((await peer.post(`${stack.url}/inbox`, mallory, create)).status).toBe(202)
-  await stack.drain(120_000)
-  const row = await stack.accounts.ctx.db('statuses').where({ uri }).first()
-  expect(row).toBeDefined()
-  return (await alice.get(`/api/v1/statuses/${row.id}`).expect(200)).body as {
+/** mallory's public Note mentioning alice with `attachment`, delivered and handled; alice's view of it. */
+const receive = (attachment: Record<string, unknown>[]) =>
+  receiveMention<{
+    id: string
+    uri: string
     media_attachments: Record<string, unknown>[]
-  }
-}
+  }>(stack, peer, mallory, alice, { attachment })
 
 const png = (width: number, height: number, noise = false) =>
   (noise
@@ -147,24 +121,17 @@ it('an Update with a new list of attachments is an edit: kept ones keep their co
   const status = (await receive([
     { type: 'Document', mediaType: 'image/png', url: first, name: 'one' },
     { type: 'Document', mediaType: 'image/png', url: second, name: 'two' },
-  ])) as { id: string; media_attachments: { id: string; url: string; remote_url: string }[] }
+  ])) as { id: string; uri: string; media_attachments: { id: string; url: string; remote_url: string }[] }
   const [keptBefore] = status.media_attachments
-  const uri = `${mallory.uri}/statuses/${n}`
-  const aliceUri = `${stack.url}/users/alice`
-  const object = {
+  const uri = status.uri
+  const object = mentionNote(stack, mallory, {
     id: uri,
-    type: 'Note',
-    attributedTo: mallory.uri,
-    to: [PUBLIC],
-    cc: [aliceUri],
-    content: '<p>@alice look</p>',
     updated: new Date().toISOString(),
-    tag: [{ type: 'Mention', href: aliceUri, name: '@alice' }],
     attachment: [
       { type: 'Document', mediaType: 'image/png', url: third, name: 'three' },
       { type: 'Document', mediaType: 'image/png', url: first, name: 'one, described again' },
     ],
-  }
+  })
   const update = { id: `${uri}#updates/1`, type: 'Update', actor: mallory.uri, to: object.to, object }
   expect((await peer.post(`${stack.url}/inbox`, mallory, update)).status).toBe(202)
   await stack.drain(120_000)

@@ -3,7 +3,7 @@ import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { download, mp3, mp4, probeBuffer, webm } from '../media/av-helpers'
-import { startMiniPeer } from './mini-peer'
+import { receiveMention, startMiniPeer } from './mini-peer'
 import type { MiniPeer, PeerActor } from './mini-peer'
 
 /**
@@ -17,7 +17,6 @@ let stack: Stack
 let peer: MiniPeer
 let alice: TestUser
 let mallory: PeerActor
-const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public'
 
 beforeAll(async () => {
   stack = await startStack({
@@ -32,38 +31,11 @@ afterAll(async () => {
   await peer?.stop()
 })
 
-let n = 0
-async function receive(attachment: Record<string, unknown>[]) {
-  const uri = `${mallory.uri}/statuses/${++n}`
-  const aliceUri = `${stack.url}/users/alice`
-  // A mention of alice: a status nobody here follows or is mentioned in is not stored.
-  const object = {
-    id: uri,
-    type: 'Note',
-    attributedTo: mallory.uri,
-    to: [PUBLIC],
-    cc: [aliceUri],
-    content: '<p>@alice watch</p>',
-    published: new Date().toISOString(),
-    tag: [{ type: 'Mention', href: aliceUri, name: '@alice' }],
-    attachment,
-  }
-  const create = {
-    id: `${uri}/activity`,
-    type: 'Create',
-    actor: mallory.uri,
-    to: object.to,
-    cc: object.cc,
-    object,
-  }
-  expect((await peer.post(`${stack.url}/inbox`, mallory, create)).status).toBe(202)
-  await stack.drain(120_000)
-  const row = await stack.accounts.ctx.db('statuses').where({ uri }).first()
-  expect(row).toBeDefined()
-  return (await alice.get(`/api/v1/statuses/${row.id}`).expect(200)).body as {
+/** mallory's public Note mentioning alice (a status nobody here relates to is not stored) with `attachment`. */
+const receive = (attachment: Record<string, unknown>[]) =>
+  receiveMention<{
     media_attachments: ({ url: string } & Record<string, unknown>)[]
-  }
-}
+  }>(stack, peer, mallory, alice, { attachment })
 
 it('copies a video that plays as it is, with meta and a preview; the sender’s icon is preview_remote_url', async () => {
   const video = await mp4()

@@ -69,6 +69,8 @@ describe('POST /api/v1/statuses with scheduled_at', () => {
         media_ids: [media],
         poll: { options: ['a', 'b'], expires_in: 600, multiple: false, hide_totals: false },
         application_id: expect.stringMatching(/^\d+$/),
+        quoted_status_id: null,
+        quote_approval_policy: null,
         scheduled_at: null,
         idempotency: null,
         with_rate_limit: false,
@@ -199,6 +201,40 @@ describe('POST /api/v1/statuses with scheduled_at', () => {
     expect(b.body).toEqual(a.body)
     expect((await bob.get('/api/v1/scheduled_statuses').expect(200)).body).toHaveLength(1)
     await bob.delete(`/api/v1/scheduled_statuses/${a.body.id}`).expect(200)
+  })
+
+  it('keeps a quote and its policy, as Mastodon 4.5, and posts the quote at its time; an unquotable post is 404', async () => {
+    const dora = await signUp(stack, { username: 'dora' })
+    const quoted = (await bob.post('/api/v1/statuses', { status: 'quote me later' }).expect(200)).body.id
+    const closed = (
+      await bob.post('/api/v1/statuses', { status: 'not me', quote_approval_policy: 'nobody' }).expect(200)
+    ).body.id
+    const refused = await dora
+      .post('/api/v1/statuses', { status: 'x', scheduled_at: inSeconds(3600), quoted_status_id: closed })
+      .expect(404)
+    expect(refused.body).toEqual({ error: 'The post you are trying to quote does not appear to exist.' })
+    const res = await dora
+      .post('/api/v1/statuses', {
+        status: 'quoting, later',
+        scheduled_at: inSeconds(3600),
+        quoted_status_id: quoted,
+        quote_approval_policy: 'followers',
+      })
+      .expect(200)
+    expect(res.body.params).toMatchObject({ quoted_status_id: quoted, quote_approval_policy: 'followers' })
+    // Due now: the sweep publishes it (as when its timer fires).
+    await stack.accounts.ctx
+      .db('scheduled_statuses')
+      .where({ id: res.body.id })
+      .update({ scheduled_at: new Date(Date.now() - 60_000) })
+    await stack.accountsWorker!.sweep()
+    const [published] = await eventually(async () => {
+      const found = (await statusesOf(dora)).filter((s) => s.content.includes('quoting, later'))
+      return found.length ? found : undefined
+    }, 60_000)
+    const shown = (await dora.get(`/api/v1/statuses/${published!.id}`).expect(200)).body
+    expect(shown.quote).toMatchObject({ state: 'accepted', quoted_status: { id: quoted } })
+    expect(shown.quote_approval).toMatchObject({ automatic: ['followers'] })
   })
 })
 

@@ -191,6 +191,7 @@ import {
 import { revokeStatusQuote, statusQuotes, updateInteractionPolicy } from './api/v1/statuses/quotes'
 import { addAlias, listAliases, moveAway, removeAlias } from './api/v1/accounts/aliases'
 import { quoteAuthorizationDocument } from './api/federation/quote_authorizations'
+import { emojiDocument } from './api/federation/emojis'
 import { deleteOwnStatus, getStatus, listStatuses, postStatus, updateStatus } from './api/v1/statuses'
 import { statusHistory, statusSource } from './api/v1/statuses/history'
 import { favouritedBy, rebloggedBy } from './api/v1/statuses/accounts'
@@ -317,6 +318,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/users/:username/followers', on(authorizedFetch('object', followersCollection)))
   api.get('/users/:username/following', on(authorizedFetch('object', followingCollection)))
   api.get('/users/:username/collections/featured', on(authorizedFetch('object', featuredCollection)))
+  api.get('/emojis/:id', on(emojiDocument))
   api.get('/actor', on(instanceActorDocument))
   api.get('/actor/outbox', on(instanceActorOutbox))
   api.post('/inbox', on(inbox))

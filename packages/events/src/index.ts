@@ -49,7 +49,8 @@ const listMemberFacts = { listAccountId: id, listId: id, accountId: id, targetAc
  * actor. Adding an activity is one line here.
  */
 export const activity = z.discriminatedUnion('event', [
-  event('status.created', statusFacts),
+  // `quotedAccountId`: the author of the post it quotes, addressed as Mastodon's silent mention (docs/statuses.md).
+  event('status.created', { ...statusFacts, quotedAccountId: id.optional() }),
   // An edit (docs/statuses.md): `editId` is the version it made (a status_edits row).
   event('status.updated', { ...statusFacts, editId: id }),
   event('status.deleted', {
@@ -96,6 +97,9 @@ export const activity = z.discriminatedUnion('event', [
   }),
   // A local account's profile changed: its remote followers' servers are sent an Update (docs/federation.md).
   event('account.updated', { accountId: id }),
+  // A profile's fields (local ones saved, remote ones stored) have links to verify (docs/federation.md, "Profile
+  // fields"): the worker reads the linked pages for a rel="me" link back.
+  event('account.links_changed', { accountId: id }),
   // Other servers' custom emojis whose image is to copy (docs/emoji.md): the remote media consumer queues them.
   event('custom_emojis.linked', { customEmojiIds: z.array(id).min(1) }),
   // Quotes (docs/statuses.md, "Quotes"): a local quote of a remote post asks its server (QuoteRequest); an accepted

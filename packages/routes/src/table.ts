@@ -152,6 +152,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/users/:username/followers', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/following', ACCOUNTS, 'none', [], { params: P.collectionParams }),
   route('GET', '/users/:username/collections/featured', ACCOUNTS, 'none'),
+  // A local custom emoji's Emoji object (apps/accounts/src/api/federation/emojis.ts)
+  route('GET', '/emojis/:id', ACCOUNTS, 'none'),
   route('GET', '/actor', ACCOUNTS, 'none'),
   route('GET', '/actor/outbox', ACCOUNTS, 'none'),
   // Inboxes: signed by the sending server, not by a token (apps/accounts/src/api/federation/inbox.ts)

@@ -61,7 +61,7 @@ export function createOutboundClient(options: OutboundOptions = {}) {
   }
 
   async function request(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'HEAD',
     target: string | URL,
     headers: Record<string, string | number> = {},
     body?: Buffer | string,

@@ -87,6 +87,7 @@ export function federationConsumer(
     accountId: string,
     kind: 'create' | 'update' | 'poll',
     key: string,
+    quotedAccountId?: string,
   ) => {
     if (!fed.enabled) return
     const author = await reads.account(accountId)
@@ -97,6 +98,15 @@ export function federationConsumer(
     // An edit also reaches those its earlier versions mentioned, as Mastodon keeps a removed mention (silent) in
     // the status's reach: their copy follows the edit.
     if (kind !== 'create') mentioned.push(...(await mentionedBefore(fed.db, status.id)))
+    // The author of a post it quotes is addressed too, as Mastodon's silent mention of a quoted author (its
+    // Quote#ensure_quoted_access): known from the activity for a new post, read for an edit.
+    const quotedAuthor =
+      kind === 'create'
+        ? quotedAccountId
+        : (await fed.db('quotes').where({ status_id: status.id }).first('quoted_account_id'))
+            ?.quoted_account_id
+    if (quotedAuthor && quotedAuthor !== author.id && status.visibility !== 'direct')
+      mentioned.push(quotedAuthor)
     const voters: string[] =
       kind === 'create'
         ? []
@@ -176,7 +186,7 @@ export function federationConsumer(
     },
     // Posts across servers (docs/federation.md), as Mastodon's ActivityPub::DistributionWorker and its siblings.
     'status.created': (a, reads) =>
-      sendNote(reads, a.statusId, a.accountId, 'create', `create-${a.statusId}`),
+      sendNote(reads, a.statusId, a.accountId, 'create', `create-${a.statusId}`, a.quotedAccountId),
     'status.updated': (a, reads) =>
       sendNote(reads, a.statusId, a.accountId, 'update', `update-${a.statusId}-${a.editId}`),
     'status.deleted': async (a) => {

@@ -138,6 +138,28 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
             activityId: a.editId,
           })
         }
+        // Those whose accepted quotes quote it (Mastodon 4.5's FanOutOnWriteService#notify_about_update!): a
+        // `quoted_update` from its author, on their quoting post, replacing an earlier one.
+        const quotes: { status_id: string; account_id: string }[] = await trx('quotes')
+          .where({ quoted_status_id: status.id, state: 'accepted' })
+          .orderBy('id')
+          .select('status_id', 'account_id')
+        for (const quote of quotes) {
+          const earlier = trx('notifications').where({
+            account_id: quote.account_id,
+            type: 'quoted_update',
+            status_id: quote.status_id,
+          })
+          if (await earlier.clone().where('activity_id', '>=', a.editId).first('id')) continue
+          await earlier.clone().delete()
+          await notify(trx, urls, {
+            type: 'quoted_update',
+            recipientId: quote.account_id,
+            senderId: status.account_id,
+            statusId: quote.status_id,
+            activityId: a.editId,
+          })
+        }
       })
     },
 

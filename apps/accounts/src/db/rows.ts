@@ -483,6 +483,9 @@ export interface ScheduledParams {
   media_ids: string[] | null
   poll: { options: string[]; expires_in: number | null; multiple: boolean; hide_totals: boolean } | null
   application_id: string | null
+  /** Mastodon 4.5: the status to quote and who may quote the new one (absent on rows from before). */
+  quoted_status_id?: string | null
+  quote_approval_policy?: string | null
   scheduled_at: null
   idempotency: null
   with_rate_limit: false

@@ -182,10 +182,18 @@ export async function refreshAccountsUsing(db: Knex, domain: string | null, shor
         .orWhereRaw('fields::text LIKE ?', [pattern]),
     )
     .select('id', 'display_name', 'note', 'fields')
-  for (const a of accounts) await refreshAccountEmojis(db, a.id, domain, a)
+  for (const a of accounts) {
+    const changed = await refreshAccountEmojis(db, a.id, domain, a)
+    // A local profile's emoji changed (a new image, disabled, deleted, added): its actor, with its Emoji tags, goes
+    // again to its followers' servers as an Update (docs/emoji.md).
+    if (changed && domain === null) await outbox.add(db, { event: 'account.updated', accountId: a.id })
+  }
 }
 
-/** Stores on an account the emojis its profile uses (Mastodon's `Account#emojis`), as they are now. */
+/**
+ * Stores on an account the emojis its profile uses (Mastodon's `Account#emojis`), as they are now; whether they
+ * changed.
+ */
 export async function refreshAccountEmojis(
   db: Knex,
   accountId: string,
@@ -193,9 +201,13 @@ export async function refreshAccountEmojis(
   profile: { display_name: string; note: string; fields: { name: string; value: string }[] },
 ) {
   const emojis = (await emojisIn(db, domain, profileTexts(profile))).map(accountEmoji)
-  await db('accounts')
+  const json = JSON.stringify(emojis)
+  const changed = await db('accounts')
     .where({ id: accountId })
-    .update({ emojis: JSON.stringify(emojis) })
+    .whereRaw('emojis IS DISTINCT FROM ?::jsonb', [json])
+    // The profile as others see it changed: a new version of the actor (its Update's id and key, docs/emoji.md).
+    .update({ emojis: json, updated_at: db.fn.now() })
+  return changed > 0
 }
 
 /** One `Emoji` tag of another server's object, as its fields are read. */

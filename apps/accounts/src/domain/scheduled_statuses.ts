@@ -6,6 +6,7 @@ import type { NewPoll } from './polls'
 import { checkPoll } from './polls'
 import type { NewStatus, Visibility } from './statuses'
 import { attachableMedia, attachMedia, checkText, replyTarget } from './statuses'
+import { quotableStatus } from './quotes'
 
 /** Mastodon's ScheduledStatus limits: scheduled statuses an account may hold, and hold for one (UTC) day. */
 export const SCHEDULED_LIMITS = { total: 300, daily: 25 }
@@ -93,6 +94,8 @@ export async function scheduleStatus(
 ): Promise<ScheduledStatusRow> {
   await trx('accounts').where({ id: author.id }).forUpdate().first('id')
   await replyTarget(trx, author, status.inReplyToId)
+  // A quote is checked now as a post's is (Mastodon 4.5 keeps `quoted_status_id` in the params), and again when posted.
+  if (status.quotedStatusId !== undefined) await quotableStatus(trx, author, status.quotedStatusId)
   const media = await attachableMedia(trx, author.id, status.mediaIds)
   try {
     checkText(status.text, status.spoilerText, media.length > 0)
@@ -130,7 +133,12 @@ export async function reschedule(
 /** The stored parameters as a status to post now, the author's defaults filling what the client left out. */
 export function statusFromParams(
   params: ScheduledParams,
-  defaults: { visibility: Visibility; sensitive: boolean; language: string | null },
+  defaults: {
+    visibility: Visibility
+    sensitive: boolean
+    language: string | null
+    quotePolicy?: string
+  },
   minPollExpiration: number,
 ): NewStatus {
   const poll: NewPoll | undefined = params.poll
@@ -152,5 +160,7 @@ export function statusFromParams(
     mediaIds: params.media_ids ?? [],
     applicationId: params.application_id,
     poll,
+    quotedStatusId: params.quoted_status_id ?? undefined,
+    quotePolicy: params.quote_approval_policy ?? defaults.quotePolicy ?? 'public',
   }
 }

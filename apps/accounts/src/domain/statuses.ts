@@ -297,7 +297,12 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
   if (s.poll) await createPoll(trx, row!.id, author.id, s.poll)
   if (quoted) await attachQuote(trx, row!, quoted)
   const counted = await countStatus(trx, author.id, visibility, 1)
-  await outbox.add(trx, { event: 'status.created', statusId: row!.id, accountId: author.id })
+  await outbox.add(trx, {
+    event: 'status.created',
+    statusId: row!.id,
+    accountId: author.id,
+    ...(quoted && quoted.account_id !== author.id ? { quotedAccountId: quoted.account_id } : {}),
+  })
   return {
     status: row!,
     facts: {

@@ -76,7 +76,8 @@ export function renderAccount(
       ? []
       : row.fields.map((f) => ({
           name: f.name,
-          value: fieldValueHtml(f.value),
+          // A remote value is stored sanitised HTML, a local one plain text (docs/federation.md, "Profile fields").
+          value: row.domain ? f.value : fieldValueHtml(f.value),
           verified_at: f.verified_at,
         })),
     ...(row.moved_to && !nested && !suspended ? { moved: renderAccount(row.moved_to, urls, true) } : {}),
@@ -112,6 +113,8 @@ export interface SourceSettings {
   default_privacy: string
   default_sensitive: boolean
   default_language: string | null
+  /** Mastodon 4.5's default quote policy (public when not stored). */
+  default_quote_policy?: string
   role: string
 }
 
@@ -135,7 +138,7 @@ export function renderCredentialAccount(
       discoverable: row.discoverable,
       indexable: row.indexable,
       attribution_domains: [] as string[],
-      quote_policy: 'public',
+      quote_policy: user.default_quote_policy ?? 'public',
     },
     role: roleEntity(user.role),
   }

@@ -40,7 +40,14 @@ describe('parseActor', () => {
       bot: true,
       public_key_id: 'https://remote.example/users/bob#main-key',
       avatar_remote_url: 'https://remote.example/a.png',
-      fields: JSON.stringify([{ name: 'Web', value: 'x', verified_at: null }]),
+      // The value keeps its link, sanitised (docs/federation.md, "Profile fields").
+      fields: JSON.stringify([
+        {
+          name: 'Web',
+          value: '<a href="https://x.example" rel="nofollow noopener" target="_blank">x</a>',
+          verified_at: null,
+        },
+      ]),
     })
   })
 

@@ -5,6 +5,8 @@ import { FetchError } from './transport/client'
 import { domainBlockFor, isDomainBlocked, isUrlBlocked } from './domain-blocks'
 import { emojiTagsOf, refreshAccountEmojis, storeRemoteEmojis } from '../domain/custom_emojis'
 import * as outbox from '../outbox/outbox'
+import { sanitizeHtml } from './inbox/sanitize'
+import { fieldsToVerify } from './profile-links'
 
 /**
  * Remote accounts (docs/federation.md, "Remote accounts"): actors of other servers, stored in the `accounts`
@@ -94,7 +96,12 @@ export function parseActor(json: Record<string, unknown>) {
         !!a && a.type === 'PropertyValue' && typeof a.name === 'string' && typeof a.value === 'string',
     )
     .slice(0, 16)
-    .map((a) => ({ name: htmlToText(a.name).slice(0, 255), value: htmlToText(a.value), verified_at: null }))
+    // The value keeps its links, sanitised as Mastodon's MASTODON_STRICT (docs/federation.md, "Profile fields").
+    .map((a) => ({
+      name: htmlToText(a.name).slice(0, 255),
+      value: sanitizeHtml(a.value.trim().slice(0, 2047)),
+      verified_at: null as string | null,
+    }))
   const published = str(json.published) ? new Date(str(json.published)!) : undefined
   return {
     uri,
@@ -148,8 +155,19 @@ export async function storeActor(
   const block = await domainBlockFor(db, actor.domain)
   if (block?.reject_media || block?.severity === 'suspend')
     Object.assign(actor, { avatar_remote_url: null, header_remote_url: null })
+  // A field whose value did not change keeps its verification (Mastodon's Account#fields_attributes=).
+  const fields = JSON.parse(actor.fields) as AccountRow['fields']
+  if (fields.length) {
+    const before = await db('accounts').where({ uri: actor.uri }).first('fields')
+    for (const f of fields)
+      f.verified_at =
+        before?.fields.find((b: AccountRow['fields'][number]) => b.value === f.value)?.verified_at ?? null
+    actor.fields = JSON.stringify(fields)
+  }
   const columns = { ...actor, fetched_at: db.fn.now(), updated_at: db.fn.now() }
   const row = await writeActor(db, columns, block)
+  if (fieldsToVerify(fields, false, true).length && !row.suspended_at)
+    await outbox.add(db, { event: 'account.links_changed', accountId: row.id })
   // Its custom emojis (docs/emoji.md): stored for the worker to copy, and those already copied shown at once.
   if (!block?.reject_media && block?.severity !== 'suspend') {
     const tags = emojiTagsOf(json)

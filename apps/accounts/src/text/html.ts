@@ -11,15 +11,15 @@ const URL_IN_TEXT = /https?:\/\/[^\s<>"']*[^\s<>"'.,;:!?)\]]/g
 
 /**
  * A link as Mastodon's formatter writes it: the scheme (and `www.`) hidden, the first 30 characters shown, the rest
- * hidden behind an ellipsis. `rel="me"` as on profile fields, where it lets other sites verify the link.
+ * hidden behind an ellipsis. `rel="me"` as on profile fields (the default), where it lets other sites verify the link.
  */
-function linkHtml(url: string): string {
+export function linkHtml(url: string, rel = 'nofollow noopener me'): string {
   const prefix = /^https?:\/\/(www\.)?/.exec(url)![0]
   const rest = url.slice(prefix.length)
   const shown = rest.slice(0, 30)
   const hidden = rest.slice(30)
   return (
-    `<a href="${escapeHtml(url)}" target="_blank" rel="nofollow noopener me" translate="no">` +
+    `<a href="${escapeHtml(url)}" target="_blank" rel="${rel}" translate="no">` +
     `<span class="invisible">${escapeHtml(prefix)}</span>` +
     `<span class="${hidden ? 'ellipsis' : ''}">${escapeHtml(shown)}</span>` +
     `<span class="invisible">${escapeHtml(hidden)}</span></a>`

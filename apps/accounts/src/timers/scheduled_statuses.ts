@@ -32,7 +32,7 @@ export async function publishScheduledStatus(
     const author: AccountRow | undefined = await trx('accounts').where({ id: row.account_id }).first()
     const user = await trx<RowOf<'users'>>('users')
       .where({ account_id: row.account_id })
-      .first('disabled', 'default_privacy', 'default_sensitive', 'default_language')
+      .first('disabled', 'default_privacy', 'default_sensitive', 'default_language', 'default_quote_policy')
     if (!author || !user || author.suspended_at || user.disabled) return undefined
     const status = statusFromParams(
       row.params,
@@ -40,6 +40,7 @@ export async function publishScheduledStatus(
         visibility: user.default_privacy,
         sensitive: user.default_sensitive,
         language: user.default_language,
+        quotePolicy: user.default_quote_policy,
       },
       minPollExpiration,
     )

@@ -8,6 +8,7 @@ import { federationConsumer } from '../activities/federation'
 import { feedsConsumer } from '../activities/feeds'
 import { notificationsConsumer } from '../activities/notifications'
 import { remoteMediaConsumer } from '../activities/remote-media'
+import { profileLinksConsumer } from '../activities/profile-links'
 import { relaysConsumer } from '../activities/relays'
 import { streamingConsumer } from '../activities/streaming'
 import { createReads } from '../domain/reads'
@@ -44,6 +45,8 @@ export function createConsumers(d: {
     relays: relaysConsumer(d.federation, d.deliver),
     // Last: a slow remote server delays nothing the others do.
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
+    // After the others too: it reads the pages profile fields link to, bounded as every fetch is.
+    profileLinks: profileLinksConsumer(d.federation),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

@@ -81,6 +81,7 @@ export const updateCredentialsParams = z.object({
       privacy: { type: 'string', enum: ['public', 'unlisted', 'private'] },
       sensitive: { type: 'boolean' },
       language: { type: 'string' },
+      quote_policy: { type: 'string', enum: ['public', 'followers', 'nobody'] },
     },
   }),
   avatar: param.file('Avatar image'),

@@ -52,6 +52,8 @@ export const updateStatusParams = z.object({
     thumbnail: param.file('A custom thumbnail (ignored)'),
   }),
   poll: poll(),
+  /** public, followers or nobody (Mastodon 4.5); unchanged when not given. */
+  quote_approval_policy: param.text(),
 })
 
 /** POST /api/v1/polls/:id/votes: the indexes of the chosen options. */

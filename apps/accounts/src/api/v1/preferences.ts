@@ -13,7 +13,7 @@ export async function preferences(ctx: AccountsContext, req: Request, res: Respo
     'posting:default:visibility': user.default_privacy,
     'posting:default:sensitive': user.default_sensitive,
     'posting:default:language': user.default_language || user.locale || null,
-    'posting:default:quote_policy': 'public',
+    'posting:default:quote_policy': user.default_quote_policy ?? 'public',
     'reading:expand:media': 'default',
     'reading:expand:spoilers': false,
     'reading:autoplay:gifs': false,

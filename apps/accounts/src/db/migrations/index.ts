@@ -44,6 +44,7 @@ import * as yourData from './20261129080001_your_data'
 import * as quotes from './20261129090001_quotes'
 import * as accountWarnings from './20261129110001_account_warnings'
 import * as weeklyLogins from './20261129120001_weekly_logins'
+import * as remoteFieldHtml from './20261130010000_remote_field_html'
 import * as relays from './20261130020001_relays'
 import * as fetchMarks from './20261130020002_fetch_marks'
 import * as userTokens from './20261129035000_user_tokens'
@@ -103,6 +104,7 @@ export const migrations: Migration[] = [
   { name: '20261129090001_quotes', ...quotes },
   { name: '20261129110001_account_warnings', ...accountWarnings },
   { name: '20261129120001_weekly_logins', ...weeklyLogins },
+  { name: '20261130010000_remote_field_html', ...remoteFieldHtml },
   { name: '20261130020001_relays', ...relays },
   { name: '20261130020002_fetch_marks', ...fetchMarks },
 ]

@@ -51,7 +51,7 @@ const escapeAttr = (t: string) => escapeText(t).replace(/"/g, '&quot;')
 const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|<|[^<]+/g
 const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g
 
-function attributesOf(source: string): Map<string, string> {
+export function attributesOf(source: string): Map<string, string> {
   const attrs = new Map<string, string>()
   for (const m of source.matchAll(ATTRIBUTE)) {
     const name = m[1]!.toLowerCase()

@@ -4,7 +4,7 @@ import { mediaUrl } from '../../entities/account'
 /**
  * A custom emoji as Mastodon's ActivityPub::EmojiSerializer writes it in a Note's or an actor's `tag`
  * (docs/emoji.md): `{id, type: 'Emoji', name: ':code:', updated, icon: {type: 'Image', mediaType, url}}`. The id is
- * `/emojis/<id>` as Mastodon's; Roost does not serve that document (docs/mastodon-compatibility.md).
+ * `/emojis/<id>` as Mastodon's, where the same object is served (api/federation/emojis.ts).
  */
 export function emojiTag(
   urls: Urls,

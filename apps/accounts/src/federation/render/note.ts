@@ -10,8 +10,9 @@ import type { Reads } from '../../domain/reads'
 import { accountsById } from '../../queries/accounts'
 import { bigintArray } from '../../queries/sql'
 import { statusHtml } from '../../text/status'
+import { escapeHtml } from '../../text/html'
 import { PUBLIC_COLLECTION } from './contexts'
-import { quoteFieldsOf } from './quote'
+import { QUOTE_FALLBACK, QUOTED_ACTOR, quoteFieldsOf } from './quote'
 import { acctOf, actorUriOf, followersUriOf, objectUriOf, statusUri, statusUrl } from '../uris'
 
 /**
@@ -196,8 +197,26 @@ export async function renderNotes(
     notes.set(s.id, note)
   }
   // Quotes and quote policy (docs/federation.md, "Quotes").
-  for (const [id, fields] of await quoteFieldsOf(db, urls, statuses, accounts))
-    Object.assign(notes.get(id)!, fields)
+  for (const [id, fields] of await quoteFieldsOf(db, urls, statuses, accounts)) {
+    const note = notes.get(id)!
+    const {
+      [QUOTE_FALLBACK]: fallback,
+      [QUOTED_ACTOR]: quoted,
+      ...noteFields
+    } = fields as Record<string | symbol, unknown> & {
+      [QUOTE_FALLBACK]?: { url: string; html: string }
+      [QUOTED_ACTOR]?: string
+    }
+    Object.assign(note, noteFields)
+    // The RE: paragraph, unless the text links to the quoted post already.
+    const content = String(note.content ?? '')
+    if (fallback && !content.includes(`href="${escapeHtml(fallback.url)}"`)) {
+      note.content = `${fallback.html}${content}`
+      const map = note.contentMap as Record<string, string> | undefined
+      if (map) for (const k of Object.keys(map)) map[k] = note.content as string
+    }
+    if (quoted && !note.to.includes(quoted) && !note.cc.includes(quoted)) note.cc.push(quoted)
+  }
   return notes
 }
 

@@ -3,7 +3,8 @@ import type { Urls } from '../../entities/account'
 import type { AccountRow, QuoteRow, StatusRow } from '../../db/rows'
 import { accountsById } from '../../queries/accounts'
 import { AS, PUBLIC_COLLECTION, QUOTE_CONTEXT } from './contexts'
-import { actorUri, actorUriOf, followersUriOf, objectUriOf } from '../uris'
+import { actorUri, actorUriOf, followersUriOf, objectUriOf, statusUrl } from '../uris'
+import { linkHtml } from '../../text/html'
 
 /**
  * Quotes in ActivityPub (docs/federation.md, "Quotes"), as Mastodon 4.5's serializers: the Note's quote fields
@@ -24,6 +25,10 @@ export const renderStamp = (id: string, quotedActor: string, quotingUri: string,
   interactionTarget: quotedUri,
 })
 
+/** Keys of `quoteFieldsOf`'s answer that are not Note fields: the RE: paragraph and the actor to address. */
+export const QUOTE_FALLBACK = Symbol('quote fallback')
+export const QUOTED_ACTOR = Symbol('quoted actor')
+
 /**
  * The quote fields of local Notes, by status id: `quote` (and, as Mastodon, `_misskey_quote` and `quoteUri` for
  * the older readers), `quoteAuthorization` once accepted, and `interactionPolicy.canQuote` (only automatic approval
@@ -34,8 +39,8 @@ export async function quoteFieldsOf(
   urls: Urls,
   statuses: StatusRow[],
   authors: Map<string, AccountRow>,
-): Promise<Map<string, Record<string, unknown>>> {
-  const fields = new Map<string, Record<string, unknown>>()
+): Promise<Map<string, Record<string | symbol, unknown>>> {
+  const fields = new Map<string, Record<string | symbol, unknown>>()
   if (!statuses.length) return fields
   const quotes: QuoteRow[] = await db('quotes').whereIn(
     'status_id',
@@ -55,7 +60,7 @@ export async function quoteFieldsOf(
       ...(automatic.includes('public') ? [PUBLIC_COLLECTION] : []),
       ...(automatic.includes('followers') ? [followersUriOf(urls, author)] : []),
     ]
-    const f: Record<string, unknown> = {
+    const f: Record<string | symbol, unknown> = {
       interactionPolicy: {
         canQuote: { automaticApproval: approved.length ? approved : [actorUriOf(urls, author)] },
       },
@@ -67,6 +72,23 @@ export async function quoteFieldsOf(
       const uri = target && targetAuthor ? objectUriOf(urls, target, targetAuthor) : q.quoted_uri
       if (uri) Object.assign(f, { quote: uri, _misskey_quote: uri, quoteUri: uri })
       else f.quote = { type: 'Tombstone' }
+      // For readers without FEP-044f, Mastodon 4.5 puts "RE: <link to the quoted post>" before the text, in a
+      // paragraph its own clients hide (`quote-inline`), and addresses the quoted author (its silent mention).
+      const page =
+        target && targetAuthor
+          ? targetAuthor.domain
+            ? (target.url ?? target.uri)
+            : statusUrl(urls, targetAuthor.username, target.id)
+          : q.quoted_uri
+      if (page)
+        f[QUOTE_FALLBACK] = {
+          url: page,
+          html: `<p class="quote-inline">RE: ${linkHtml(page, 'nofollow noopener')}</p>`,
+        }
+      // Not in a direct post: its audience is whom it mentions (Mastodon refuses such a quote unless the quoted
+      // author is mentioned).
+      if (targetAuthor && targetAuthor.id !== s.account_id && s.visibility !== 'direct')
+        f[QUOTED_ACTOR] = actorUriOf(urls, targetAuthor)
       if (q.state === 'accepted') {
         const approval =
           targetAuthor && !targetAuthor.domain ? stampUri(urls, targetAuthor.username, q.id) : q.approval_uri

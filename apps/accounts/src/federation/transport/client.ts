@@ -30,6 +30,11 @@ export interface Federation {
    * its bytes, or a FetchError (refused address, an answer other than 2xx, too large, too slow).
    */
   fetchMedia(url: string): Promise<Buffer>
+  /**
+   * An unsigned GET (or HEAD) of a web page, as a browser asks for it: the page a profile field links to, read for
+   * its `rel="me"` links (docs/federation.md, "Profile fields"). At most 1 MB, redirects not followed.
+   */
+  fetchPage(url: string, method?: 'GET' | 'HEAD'): Promise<OutboundResponse>
   /** A signed POST of an activity to an inbox, signed by the local account `accountId` (null: the instance actor). */
   post(inbox: string, body: string, accountId: string | null): Promise<OutboundResponse>
   close(): void
@@ -126,6 +131,9 @@ export function createFederation(options: {
       if (res.status < 200 || res.status > 299)
         throw new FetchError(`${url} answered ${res.status}`, res.status)
       return res.body
+    },
+    fetchPage(url, method = 'GET') {
+      return send(method, url, { Accept: 'text/html' }, undefined, { maxBytes: 1024 * 1024 })
     },
     async post(inbox, body, accountId) {
       const target = new URL(inbox)

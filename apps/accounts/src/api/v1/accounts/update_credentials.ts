@@ -13,6 +13,8 @@ import { refreshAccountEmojis } from '../../../domain/custom_emojis'
 import { acceptFollowRequest } from '../../../domain/relationships'
 import { invalid, text, tooLong, Validation } from '../../../users/validation'
 import { credentialAccount } from './verify_credentials'
+import { fieldsToVerify } from '../../../federation/profile-links'
+import { QUOTE_POLICIES } from '../../../domain/quotes'
 
 // The account model's limits (display name: the column and Mastodon's model say 30; docs/mastodon-compatibility.md, "Accounts").
 export const DISPLAY_NAME_MAX = 30
@@ -135,6 +137,9 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
 
   const user: Record<string, unknown> = {}
   const source = isObject(p.source) ? p.source : {}
+  // Mastodon 4.5's default quote policy; like the other settings, a value it does not know is ignored.
+  if ((QUOTE_POLICIES as readonly unknown[]).includes(source.quote_policy))
+    user.default_quote_policy = source.quote_policy
   if (typeof source.privacy === 'string' && PRIVACIES.has(source.privacy))
     user.default_privacy = source.privacy
   const sensitive = isObject(source.sensitive) ? undefined : castBoolean(source.sensitive)
@@ -151,6 +156,9 @@ export async function updateCredentials(ctx: AccountsContext, req: Request, res:
       const saved: AccountRow = await trx('accounts').where({ id: current.account.id }).first()
       await refreshAccountEmojis(trx, saved.id, null, saved)
       await outbox.add(trx, { event: 'account.updated', accountId: current.account.id })
+      // Links to verify (docs/federation.md, "Profile fields"), as Mastodon's UpdateAccountService#check_links.
+      if (fieldsToVerify(saved.fields, true, ctx.config.FEDERATION_ALLOW_HTTP).length)
+        await outbox.add(trx, { event: 'account.links_changed', accountId: saved.id })
     }
     if (Object.keys(user).length) await trx('users').where({ id: current.user.id }).update(user)
     if (current.account.locked && account.locked === false) await acceptPendingFollowRequests(trx, current)

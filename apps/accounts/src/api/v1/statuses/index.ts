@@ -11,7 +11,7 @@ import { permittedStatuses } from '../../../domain/threads'
 import { resolveMentions, withLocalMentions } from '../../../federation/mentions'
 import { once } from '../../../domain/idempotency'
 import type { AccountRow, ScheduledParams, ScheduledStatusRow, StatusRow } from '../../../db/rows'
-import { automaticKeysOf } from '../../../domain/quotes'
+import { automaticKeysOf, localQuotePolicy } from '../../../domain/quotes'
 import { renderStatus, renderStatuses } from '../../../entities/status'
 import { optionalUser, requireUser } from '../../../users/current'
 import type { StatusEdit } from '../../../domain/edits'
@@ -149,6 +149,8 @@ function scheduledParams(p: z.output<typeof postStatusParams>, input: NewStatus)
         }
       : null,
     application_id: input.applicationId ?? null,
+    quoted_status_id: input.quotedStatusId ?? null,
+    quote_approval_policy: p.quote_approval_policy ?? null,
     scheduled_at: null,
     idempotency: null,
     with_rate_limit: false,
@@ -190,6 +192,7 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
   refuseMoved(account)
   const id = parseId(req.params.id)
   const p = readParams(req, updateStatusParams)
+  if (p.quote_approval_policy !== undefined) automaticKeysOf(p.quote_approval_policy)
   const descriptions = new Map<string, string | null>()
   const focuses = new Map<string, Focus>()
   for (const { id: mediaId, description, focus } of p.media_attributes ?? []) {
@@ -218,6 +221,17 @@ export async function updateStatus(ctx: AccountsContext, req: Request, res: Resp
           .first()
       : undefined
     if (!own) throw recordNotFound()
+    // Mastodon 4.5 takes a new quote policy with an edit (docs/statuses.md, "Quotes"); it goes out with the Update.
+    if (p.quote_approval_policy !== undefined)
+      Object.assign(
+        own,
+        (
+          await trx('statuses')
+            .where({ id: own.id })
+            .update(localQuotePolicy(own.visibility, p.quote_approval_policy, 'nobody'))
+            .returning(['quote_automatic', 'quote_manual'])
+        )[0],
+      )
     return editStatus(trx, own, account.id, edit)
   })
   res.json(await renderStatus(ctx.db, urlsOf(ctx.config), status, account.id))
