@@ -80,7 +80,6 @@ function serveFeatured(actor: PeerActor, ids: string[]) {
   })
 }
 
-
 const resolve = async (username: string) => (await resolveActor(alice, peer, username)).id
 
 test('the newest 20 of 50 posts are stored, in order, after hostile outboxes were given up on', async () => {
