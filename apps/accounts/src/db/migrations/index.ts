@@ -44,6 +44,7 @@ import * as yourData from './20261129080001_your_data'
 import * as quotes from './20261129090001_quotes'
 import * as accountWarnings from './20261129110001_account_warnings'
 import * as weeklyLogins from './20261129120001_weekly_logins'
+import * as notificationPolicies from './20261130070001_notification_policies'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
@@ -101,4 +102,5 @@ export const migrations: Migration[] = [
   { name: '20261129090001_quotes', ...quotes },
   { name: '20261129110001_account_warnings', ...accountWarnings },
   { name: '20261129120001_weekly_logins', ...weeklyLogins },
+  { name: '20261130070001_notification_policies', ...notificationPolicies },
 ]
