@@ -72,9 +72,7 @@ export const notifications: Page = {
                   {r.notifications_count} {r.notifications_count === '1' ? 'mention' : 'mentions'}
                 </span>
               </div>
-              {r.last_status ? (
-                <p>{plain(r.last_status.spoiler_text || r.last_status.content)}</p>
-              ) : null}
+              {r.last_status ? <p>{plain(r.last_status.spoiler_text || r.last_status.content)}</p> : null}
               <div class="row">
                 <Action
                   run={() => api.send('POST', `/api/v1/notifications/requests/${r.id}/accept`)}
