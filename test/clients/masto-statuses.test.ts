@@ -147,6 +147,8 @@ describe('masto.js: status screens', () => {
   })
 
   it('reads, marks read and removes a direct-message conversation', async () => {
+    // bob follows alice: Mastodon's default notification policy files private mentions from strangers as requests.
+    await bob.v1.accounts.$select((await alice.v1.accounts.verifyCredentials()).id).follow()
     const message = await alice.v1.statuses.create({ status: '@bob psst', visibility: 'direct' })
     await stack.drain()
     const [conversation] = await bob.v1.conversations.list()

@@ -117,6 +117,8 @@ describe('megalodon: status screens', () => {
   })
 
   it('reads, marks read and deletes a direct-message conversation', async () => {
+    // bob follows alice: Mastodon's default notification policy files private mentions from strangers as requests.
+    await bob.followAccount((await alice.verifyAccountCredentials()).data.id)
     const message = (await alice.postStatus('@bob a secret', { visibility: 'direct' })).data as { id: string }
     await stack.drain()
     const [conversation] = (await bob.getConversationTimeline()).data

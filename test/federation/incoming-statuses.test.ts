@@ -211,6 +211,14 @@ describe('Create', () => {
     expect(row.visibility).toBe('direct')
     await alice.get(`/api/v1/statuses/${row.id}`).expect(200)
     await bob.get(`/api/v1/statuses/${row.id}`).expect(404)
+    // alice does not follow mallory: the default notification policy files it as a request, which she accepts.
+    const [request] = await eventually(async () => {
+      const res = await alice.get('/api/v1/notifications/requests').expect(200)
+      return res.body.length ? res.body : undefined
+    })
+    expect(request).toMatchObject({ account: { id: malloryId }, last_status: { id: row.id } })
+    expect((await alice.get('/api/v1/conversations').expect(200)).body).toEqual([])
+    await alice.post(`/api/v1/notifications/requests/${request.id}/accept`).expect(200)
     const conversations = await eventually(async () => {
       const res = await alice.get('/api/v1/conversations').expect(200)
       return res.body.length ? res.body : undefined

@@ -24,7 +24,23 @@ const dm = async (user: TestUser, text: string, extra: object = {}) => {
   await stack.drain()
   return id
 }
-const users = async (...names: string[]) => Promise.all(names.map((username) => signUp(stack, { username })))
+/**
+ * Users who accept private mentions from anyone: Mastodon's default notification policy files those from accounts
+ * one does not follow as requests, out of the conversations until accepted (test/notifications/policy.test.ts).
+ */
+const users = async (...names: string[]) =>
+  Promise.all(
+    names.map(async (username) => {
+      const user = await signUp(stack, { username })
+      await stack
+        .api()
+        .patch('/api/v2/notifications/policy')
+        .set('Authorization', `Bearer ${user.token}`)
+        .send({ for_private_mentions: 'accept' })
+        .expect(200)
+      return user
+    }),
+  )
 
 describe('GET /api/v1/conversations', () => {
   it('files a direct status in each participant’s conversation, unread for those who did not write it', async () => {

@@ -255,6 +255,28 @@ describe('the web app in a browser', () => {
       await accessible(page)
     }
 
+    // A stranger's private mention waits as a notification request (Mastodon's default policy); accepting it on
+    // the notifications page puts it in the list.
+    const stranger = await stack.createUser({ username: 'stranger' })
+    await stack
+      .api()
+      .post('/api/v1/statuses')
+      .set(bearer(await stack.userToken('write', stranger)))
+      .send({ status: '@newbie psst, a secret', visibility: 'direct' })
+      .expect(200)
+    await stack.drain()
+    await page.goto(`${stack.url}/settings/notifications`)
+    await settled(page, 'Notifications')
+    const requests = page.getByRole('region', { name: 'Notification requests' })
+    await requests.getByText('psst, a secret').waitFor()
+    await accessible(page)
+    await requests.getByRole('button', { name: 'Accept @stranger' }).click()
+    await requests.getByText('No filtered notifications are waiting.').waitFor()
+    const listed = await stack.api().get('/api/v1/notifications').set(bearer(token)).expect(200)
+    expect(
+      listed.body.map((n: { type: string; account: { acct: string } }) => [n.type, n.account.acct]),
+    ).toContainEqual(['mention', 'stranger'])
+
     // Moderation is not theirs: the server grants them no admin scope, and the page says so.
     await page.goto(`${stack.url}/admin/reports`)
     await signIn(page, newcomer, /admin:read:reports/)

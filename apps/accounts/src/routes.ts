@@ -95,6 +95,19 @@ import {
   translationLanguages,
 } from './api/v1/instance_extras'
 import { getMarkers, postMarkers } from './api/v1/markers'
+import {
+  acceptNotificationRequest,
+  acceptNotificationRequests,
+  dismissNotificationRequest,
+  dismissNotificationRequests,
+  getNotificationPolicy,
+  getNotificationPolicyV1,
+  getNotificationRequest,
+  listNotificationRequests,
+  notificationRequestsMerged,
+  updateNotificationPolicy,
+  updateNotificationPolicyV1,
+} from './api/v1/notifications/requests'
 import { postReport } from './api/v1/reports'
 import {
   assignReportToSelf,
@@ -514,6 +527,17 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.get('/api/v2/notifications/:id', on(showNotificationGroup))
   api.get('/api/v2/notifications/:id/accounts', on(notificationGroupAccounts))
   api.post('/api/v2/notifications/:id/dismiss', on(dismissNotificationGroup))
+  api.get('/api/v2/notifications/policy', on(getNotificationPolicy))
+  api.patch('/api/v2/notifications/policy', on(updateNotificationPolicy))
+  api.get('/api/v1/notifications/policy', on(getNotificationPolicyV1))
+  api.patch('/api/v1/notifications/policy', on(updateNotificationPolicyV1))
+  api.get('/api/v1/notifications/requests', on(listNotificationRequests))
+  api.get('/api/v1/notifications/requests/merged', on(notificationRequestsMerged))
+  api.get('/api/v1/notifications/requests/:id', on(getNotificationRequest))
+  api.post('/api/v1/notifications/requests/accept', on(acceptNotificationRequests))
+  api.post('/api/v1/notifications/requests/dismiss', on(dismissNotificationRequests))
+  api.post('/api/v1/notifications/requests/:id/accept', on(acceptNotificationRequest))
+  api.post('/api/v1/notifications/requests/:id/dismiss', on(dismissNotificationRequest))
 
   // IP rules
   api.get('/api/v1/admin/domain_blocks', on(listAdminDomainBlocks))

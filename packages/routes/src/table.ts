@@ -383,6 +383,29 @@ export const ROUTES: readonly Route[] = [
     params: P.pageParams,
   }),
   route('POST', '/api/v2/notifications/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
+  // Notification policy and requests (apps/accounts/src/api/v1/notifications/requests.ts; docs/discovery.md)
+  route('GET', '/api/v2/notifications/policy', ACCOUNTS, 'required', ['read:notifications']),
+  route('PATCH', '/api/v2/notifications/policy', ACCOUNTS, 'required', ['write:notifications'], {
+    params: P.notificationPolicyParams,
+  }),
+  route('GET', '/api/v1/notifications/policy', ACCOUNTS, 'required', ['read:notifications']),
+  route('PATCH', '/api/v1/notifications/policy', ACCOUNTS, 'required', ['write:notifications'], {
+    params: P.notificationPolicyV1Params,
+  }),
+  route('GET', '/api/v1/notifications/requests', ACCOUNTS, 'required', ['read:notifications'], {
+    params: P.pageParams,
+  }),
+  // Mastodon asks write:notifications for everything but the list, reading one request included
+  route('GET', '/api/v1/notifications/requests/merged', ACCOUNTS, 'required', ['write:notifications']),
+  route('GET', '/api/v1/notifications/requests/:id', ACCOUNTS, 'required', ['write:notifications']),
+  route('POST', '/api/v1/notifications/requests/accept', ACCOUNTS, 'required', ['write:notifications'], {
+    params: P.notificationRequestsBulkParams,
+  }),
+  route('POST', '/api/v1/notifications/requests/dismiss', ACCOUNTS, 'required', ['write:notifications'], {
+    params: P.notificationRequestsBulkParams,
+  }),
+  route('POST', '/api/v1/notifications/requests/:id/accept', ACCOUNTS, 'required', ['write:notifications']),
+  route('POST', '/api/v1/notifications/requests/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
 
   // Administration (role checked by the service)
   route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {

@@ -17,6 +17,7 @@ export const WEB_PAGES = [
   '/settings/tags',
   '/settings/blocks',
   '/settings/lists',
+  '/settings/notifications',
   '/admin',
   '/admin/reports',
   '/admin/reports/:id',

@@ -400,6 +400,8 @@ export interface NotificationRow {
   activity_id?: string | null
   /** Its group (docs/discovery.md, "Grouped notifications"); null for types never grouped. */
   group_key?: string | null
+  /** Filtered by the recipient's notification policy (docs/discovery.md, "Notification policy and requests"). */
+  filtered?: boolean
   created_at: Date
 }
 

@@ -8,8 +8,10 @@ import { GROUPABLE_TYPES } from '../queries/notification_groups'
 import { bigintArray } from '../queries/sql'
 import { activeMute } from '../queries/relationships'
 import { domainCovered } from './relationships'
+import type { PolicyFacts, PolicyValue } from './notification_policies'
+import { answersRecipient, noteRequest, POLICY_FACTS_SQL, policyVerdict } from './notification_policies'
 
-interface RecipientFacts {
+interface RecipientFacts extends PolicyFacts {
   recipient_id: string
   user_id: string
   locale: string
@@ -29,6 +31,8 @@ interface RecipientFacts {
   sender_avatar_remote_url: string | null
   status_text: string | null
   status_spoiler_text: string | null
+  status_visibility: string | null
+  status_in_reply_to_id: string | null
 }
 
 export interface NewNotification {
@@ -74,12 +78,15 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
  * Mastodon's NotifyService, run by the accounts worker only (docs/activities.md), inside its transaction, for one
  * activity and any number of recipients: drops the notification for self-actions (except a poll's end), a
  * suspended or remote recipient, a sender the recipient blocks or muted with notifications, a silenced sender the
- * recipient does not follow, or a status in a thread the recipient muted; otherwise stores it together with its
+ * recipient does not follow, or a status in a thread the recipient muted, then applies the recipient's notification
+ * policy (docs/discovery.md, "Notification policy and requests"): `drop` stores nothing, `filter` stores it with
+ * `filtered` and no event (a mention also goes into its sender's request); otherwise stores it together with its
  * `notification.created` event (one `notifications.created` for several). A replayed activity finds its
  * notifications there already and adds nothing. Whatever the number of recipients, this is four statements: their
  * facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md, "Write
- * path"). Returns recipient → new notification id (only those made), so the caller can stream them once
- * its transaction has committed; recipients' notifications are made in the order given.
+ * path"), plus one per filtered mention's request. Returns recipient → new notification id (only those made and
+ * not filtered), so the caller can stream them once its transaction has committed; recipients' notifications are
+ * made in the order given.
  */
 export async function notifyAll(
   trx: Knex,
@@ -108,28 +115,54 @@ export async function notifyAll(
                WHERE b.account_id = accounts.id AND ${domainCovered('b.domain', 'sender.domain')}) AS domain_blocked,
        sender.username AS sender_username, sender.display_name AS sender_display_name, sender.note AS sender_note,
        sender.avatar_file AS sender_avatar_file, sender.avatar_remote_url AS sender_avatar_remote_url,
-       status.text AS status_text, status.spoiler_text AS status_spoiler_text
+       status.text AS status_text, status.spoiler_text AS status_spoiler_text,
+       status.visibility AS status_visibility, status.in_reply_to_id AS status_in_reply_to_id,
+       ${POLICY_FACTS_SQL}
      FROM accounts JOIN users ON users.account_id = accounts.id
        JOIN accounts AS sender ON sender.id = :s
+       LEFT JOIN users AS sender_user ON sender_user.account_id = sender.id
+       LEFT JOIN notification_policies AS policy ON policy.account_id = accounts.id
        LEFT JOIN statuses AS status ON status.id = :status::bigint
      WHERE accounts.id = ANY (:r::bigint[])`,
     { r: bigintArray(wanted), s: n.senderId, status: n.statusId ?? null },
   )
   const factsOf = new Map(rows.map((r) => [String(r.recipient_id), r]))
-  const recipients = wanted.filter((id) => {
+  const blocked = (id: string) => {
     const facts = factsOf.get(id)
-    if (!facts || facts.suspended_at || facts.blocks || facts.mutes || facts.mutes_conversation) return false
+    if (!facts || facts.suspended_at || facts.blocks || facts.mutes || facts.mutes_conversation) return true
     // A sender whose domain the recipient blocks reaches the recipient only if followed (Mastodon's
     // `blocked_domain?`).
-    if (facts.domain_blocked && !facts.recipient_follows) return false
-    // A silenced (limited) sender reaches only those who follow it, as Mastodon's NotifyService (`hellbanned?`);
-    // moderators' notifications are not held back.
-    return !facts.sender_silenced || facts.recipient_follows || n.type.startsWith('admin.')
-  })
+    return facts.domain_blocked && !facts.recipient_follows
+  }
+  // Then the recipient's policy (a silenced sender is `for_limited_accounts`, filtered by default).
+  const verdicts = new Map<string, PolicyValue>()
+  for (const id of wanted) {
+    if (blocked(id)) continue
+    const facts = factsOf.get(id)!
+    const privateMention =
+      n.type === 'mention' &&
+      facts.status_visibility === 'direct' &&
+      !facts.recipient_follows &&
+      facts.for_private_mentions !== 'accept'
+    const unsolicited =
+      privateMention &&
+      !(await answersRecipient(
+        trx,
+        { id: n.statusId!, in_reply_to_id: facts.status_in_reply_to_id },
+        id,
+        n.senderId,
+      ))
+    verdicts.set(id, policyVerdict(n.type, facts, unsolicited))
+  }
+  const recipients = wanted.filter((id) => verdicts.has(id) && verdicts.get(id) !== 'drop')
   if (!recipients.length) return made
   const groupKeys = new Map<string, string | null>()
+  // Filtered notifications are never grouped (Mastodon's `set_group_key!`).
   for (const recipientId of recipients)
-    groupKeys.set(recipientId, await groupKeyFor(trx, { ...n, recipientId }))
+    groupKeys.set(
+      recipientId,
+      verdicts.get(recipientId) === 'filter' ? null : await groupKeyFor(trx, { ...n, recipientId }),
+    )
   const inserted: { id: string; account_id: string; created_at: Date }[] = await trx('notifications')
     .insert(
       recipients.map((recipientId) => ({
@@ -139,6 +172,7 @@ export async function notifyAll(
         status_id: n.statusId ?? null,
         activity_id: n.activityId,
         group_key: groupKeys.get(recipientId),
+        filtered: verdicts.get(recipientId) === 'filter',
       })),
     )
     .onConflict(['account_id', 'type', 'activity_id'])
@@ -160,6 +194,10 @@ export async function notifyAll(
   for (const recipientId of recipients) {
     const row = byRecipient.get(recipientId)
     if (!row) continue // there already: a replay
+    if (verdicts.get(recipientId) === 'filter') {
+      if (n.type === 'mention' && n.statusId) await noteRequest(trx, recipientId, n.senderId, n.statusId)
+      continue
+    }
     const facts = factsOf.get(recipientId)!
     made.set(recipientId, String(row.id))
     events.push({

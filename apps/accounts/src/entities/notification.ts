@@ -26,6 +26,8 @@ export async function renderNotifications(db: Knex, urls: Urls, rows: Notificati
     type: n.type,
     created_at: new Date(n.created_at).toISOString(),
     group_key: n.group_key ?? `ungrouped-${n.id}`,
+    // Only on filtered ones, as Mastodon's serializer (docs/discovery.md, "Notification policy and requests").
+    ...(n.filtered ? { filtered: true } : {}),
     account: renderAccount(senders.get(n.from_account_id)!, urls),
     ...(n.status_id ? { status: statuses.get(n.status_id) ?? null } : {}),
     ...(n.type === 'admin.report' ? { report: reports.get(String(n.activity_id)) ?? null } : {}),

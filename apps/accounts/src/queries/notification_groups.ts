@@ -14,9 +14,11 @@ export const GROUPABLE_TYPES: readonly string[] = ['favourite', 'reblog', 'follo
 export interface Browse {
   types?: string[]
   excludeTypes?: string[]
+  /** Include those the notification policy filtered (docs/discovery.md, "Notification policy and requests"). */
+  includeFiltered?: boolean
 }
 
-/** The user's notifications from senders who are not suspended, of the requested types. */
+/** The user's notifications from senders who are not suspended, of the requested types, not filtered unless asked. */
 export function browsable(db: Knex, accountId: string, browse: Browse = {}) {
   const query = db('notifications')
     .join('accounts', 'accounts.id', 'notifications.from_account_id')
@@ -25,6 +27,7 @@ export function browsable(db: Knex, accountId: string, browse: Browse = {}) {
     .select('notifications.*')
   if (browse.types?.length) query.whereIn('notifications.type', browse.types)
   if (browse.excludeTypes?.length) query.whereNotIn('notifications.type', browse.excludeTypes)
+  if (!browse.includeFiltered) query.where('notifications.filtered', false)
   return query
 }
 

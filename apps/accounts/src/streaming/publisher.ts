@@ -214,6 +214,15 @@ export function createStreamingPublisher(options: {
       await send([...listening].map((channel) => [channel, { event: 'delete', payload: statusId }]))
     },
 
+    /**
+     * `timeline:<account>:notifications`: accepted notification requests have been merged into the list
+     * (`notifications_merged`, payload `"1"`, as Mastodon's UnfilterNotificationsWorker).
+     */
+    async notificationsMerged(accountId: string) {
+      const listening = await listened([channels.notifications(accountId)])
+      await send([...listening].map((channel) => [channel, { event: 'notifications_merged', payload: '1' }]))
+    },
+
     /** `timeline:<account>`: the account's filters changed (`filters_changed`, no payload, as Mastodon's). */
     async filtersChanged(accountId: string) {
       const listening = await listened([channels.home(accountId)])

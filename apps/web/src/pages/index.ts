@@ -12,6 +12,7 @@ import { blocks } from './blocks'
 import { callback } from './callback'
 import { filters } from './filters'
 import { lists } from './lists'
+import { notifications } from './notifications'
 import { preferences } from './preferences'
 import { profile } from './profile'
 import { signUp } from './sign-up'
@@ -32,6 +33,7 @@ export const PAGES: Record<WebPage, Page> = {
   '/settings/tags': tags,
   '/settings/blocks': blocks,
   '/settings/lists': lists,
+  '/settings/notifications': notifications,
   '/admin': dashboard,
   '/admin/reports': reports,
   '/admin/reports/:id': report,

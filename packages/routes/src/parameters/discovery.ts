@@ -75,6 +75,29 @@ export const filterV1Params = z.object({
 })
 
 /** GET /api/v2/notifications */
+const policyValue = (name: string) =>
+  param.oneOf(['accept', 'filter', 'drop'], `${name} is not included in the list`)
+
+/** PATCH /api/v2/notifications/policy — each `for_…` field `accept`, `filter` or `drop`; those left out keep theirs. */
+export const notificationPolicyParams = z.object({
+  for_not_following: policyValue('For not following'),
+  for_not_followers: policyValue('For not followers'),
+  for_new_accounts: policyValue('For new accounts'),
+  for_private_mentions: policyValue('For private mentions'),
+  for_limited_accounts: policyValue('For limited accounts'),
+})
+
+/** PATCH /api/v1/notifications/policy (Mastodon's v1 shape): booleans, true meaning `filter`, false `accept`. */
+export const notificationPolicyV1Params = z.object({
+  filter_not_following: param.bool(),
+  filter_not_followers: param.bool(),
+  filter_new_accounts: param.bool(),
+  filter_private_mentions: param.bool(),
+})
+
+/** POST /api/v1/notifications/requests/accept and /dismiss — `id[]`, the requests (unknown ones are skipped). */
+export const notificationRequestsBulkParams = z.object({ id: param.list() })
+
 export const groupedNotificationsParams = z.object({
   ...param.page,
   types: param.list(),

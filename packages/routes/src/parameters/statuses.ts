@@ -102,4 +102,6 @@ export const notificationsParams = z.object({
   types: param.list(),
   exclude_types: param.list(),
   account_id: param.text(),
+  /** Include notifications the notification policy filtered (docs/discovery.md). */
+  include_filtered: param.bool(),
 })

@@ -43,7 +43,11 @@ export async function listGroupedNotifications(ctx: AccountsContext, req: Reques
   const expandAccounts = expandAccountsOf(p.expand_accounts)
   const page = readPage(p, DEFAULT_NOTIFICATIONS_LIMIT)
   const groupedTypes = groupedTypesOf(p.grouped_types)
-  const browse = { types: p.types, excludeTypes: p.exclude_types }
+  const browse = {
+    types: p.types,
+    excludeTypes: p.exclude_types,
+    includeFiltered: p.include_filtered === true,
+  }
   const rows = await pageGroups(() => browsable(ctx.db, account.id, browse), page, groupedTypes)
 
   const list = (v: string[] | undefined) => (v?.length ? v : undefined)
@@ -71,7 +75,7 @@ export async function listGroupedNotifications(ctx: AccountsContext, req: Reques
 
 /** The query of a group's notifications by key (`ungrouped-<id>` is that one notification), newest first. */
 function groupQuery(ctx: AccountsContext, accountId: string, key: string | undefined) {
-  const query = browsable(ctx.db, accountId)
+  const query = browsable(ctx.db, accountId, { includeFiltered: true })
   const single = /^ungrouped-(\d{1,18})$/.exec(key ?? '')
   if (single) query.where('notifications.id', single[1]!)
   else query.where('notifications.group_key', key ?? '')

@@ -26,7 +26,7 @@ function notificationsOf(ctx: AccountsContext, accountId: string) {
     .select('notifications.*')
 }
 
-/** GET /api/v1/notifications — types[], exclude_types[], account_id; Link next max_id / prev min_id when non-empty. */
+/** GET /api/v1/notifications — types[], exclude_types[], account_id, include_filtered; Link next max_id / prev min_id when non-empty. */
 export async function listNotifications(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const p = readParams(req, notificationsParams)
@@ -34,6 +34,7 @@ export async function listNotifications(ctx: AccountsContext, req: Request, res:
   const types = p.types ?? []
   const excludeTypes = p.exclude_types ?? []
   const query = notificationsOf(ctx, account.id)
+  if (p.include_filtered !== true) query.where('notifications.filtered', false)
   if (types.length) query.whereIn('notifications.type', types)
   if (excludeTypes.length) query.whereNotIn('notifications.type', excludeTypes)
   const from = p.account_id
@@ -50,6 +51,7 @@ export async function listNotifications(ctx: AccountsContext, req: Request, res:
       account_id: from,
       types: types.length ? types : undefined,
       exclude_types: excludeTypes.length ? excludeTypes : undefined,
+      include_filtered: paramText(req.query.include_filtered),
     },
   })
   // Notifications about a status a filter hides in `notifications` leave the page (the Link is from the rows read).
