@@ -24,7 +24,7 @@ export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
   if (req.params.username !== undefined && !(await findLocalAccount(ctx.db, String(req.params.username))))
     throw new NotFound()
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
-  const checked = signatureOf(req, body)
+  const checked = signatureOf(ctx, req, body)
   const activity = parseActivity(body)
   // A suspended server is refused before its key is even fetched, as Mastodon's SignatureVerification (403).
   if (await isUrlBlocked(ctx.db, checked.keyId))
@@ -40,9 +40,34 @@ export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
   res.status(202).end()
 }
 
-function signatureOf(req: Request, body: Buffer): CheckedSignature {
+/**
+ * The origins a request may have been addressed to, for RFC 9421's `@target-uri`: PUBLIC_URL's, then the one its
+ * Host header names (the gateway passes it on, with the scheme in `X-Forwarded-Proto`).
+ */
+export function requestOrigins(ctx: AccountsContext, req: Request): string[] {
+  const ours = new URL(ctx.config.PUBLIC_URL)
+  const host = req.get('x-forwarded-host') ?? req.get('host')
+  const proto = (req.get('x-forwarded-proto') ?? ours.protocol.slice(0, -1)).split(',')[0]!.trim()
+  const origins = [ours.origin]
+  if (host && /^(https?)$/.test(proto)) {
+    try {
+      origins.push(new URL(`${proto}://${host.split(',')[0]!.trim()}`).origin)
+    } catch {
+      // A Host that is no host: only ours.
+    }
+  }
+  return [...new Set(origins)]
+}
+
+function signatureOf(ctx: AccountsContext, req: Request, body: Buffer): CheckedSignature {
   try {
-    return checkSignedRequest({ method: req.method, url: req.originalUrl, headers: req.headers, body })
+    return checkSignedRequest({
+      method: req.method,
+      url: req.originalUrl,
+      headers: req.headers,
+      body,
+      origins: requestOrigins(ctx, req),
+    })
   } catch (err) {
     if (err instanceof SignatureError) throw new Unauthenticated(err.message, { cause: err })
     throw err
@@ -124,7 +149,9 @@ export async function signerOf(fed: Federation, checked: CheckedSignature): Prom
     throw new Unauthenticated(`Unable to fetch key JSON at ${keyId}`)
   if (!verifiedBy(fetched.public_key, checked))
     throw new Unauthenticated(
-      `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using rsa-sha256 (RSA-SHA256)`,
+      checked.scheme === 'rfc9421'
+        ? `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using HTTP Message Signatures (RFC 9421)`
+        : `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using rsa-sha256 (RSA-SHA256)`,
     )
   return fetched
 }

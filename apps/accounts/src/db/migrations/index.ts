@@ -47,6 +47,7 @@ import * as weeklyLogins from './20261129120001_weekly_logins'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
+import * as signatureSchemes from './20261130030001_signature_schemes'
 
 /** The schema of the accounts app (the API, its worker and the CLI). */
 export const SCHEMA = 'accounts'
@@ -101,4 +102,5 @@ export const migrations: Migration[] = [
   { name: '20261129090001_quotes', ...quotes },
   { name: '20261129110001_account_warnings', ...accountWarnings },
   { name: '20261129120001_weekly_logins', ...weeklyLogins },
+  { name: '20261130030001_signature_schemes', ...signatureSchemes },
 ]
