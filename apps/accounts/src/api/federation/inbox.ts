@@ -16,8 +16,9 @@ import { checkSignedRequest, SignatureError, verifiedBy } from '../../federation
  * The inboxes (docs/federation.md, "Inboxes"): `POST /inbox` (shared) and `POST /users/:username/inbox`. As
  * Mastodon's InboxesController with its SignatureVerification: the request's HTTP signature is checked (401 with
  * Mastodon's reason otherwise), the signer's key is found among known actors or fetched (and fetched again once
- * when it no longer verifies: keys rotate), the activity's actor must be the signer, and the activity is then
- * queued for the accounts worker and answered 202. Nothing is stored before all of that holds.
+ * when it no longer verifies: keys rotate), and the activity is then queued for the accounts worker and answered
+ * 202. Nothing is stored before all of that holds. An activity whose actor is not the signer (forwarded, relayed)
+ * is believed by the worker only when its actor signed it (federation/integrity/authors.ts).
  */
 export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
   if (!ctx.config.FEDERATION) throw new NotFound()
@@ -30,9 +31,8 @@ export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
   if (await isUrlBlocked(ctx.db, checked.keyId))
     throw new Forbidden(`Public key not found for key ${checked.keyId}`)
   const signer = await signerOf(ctx.federation, checked)
-  const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown })?.id
-  if (actor !== signer.uri)
-    throw new Unauthenticated(`The activity's actor is not ${signer.uri}, whose key signed the request`)
+  // An activity of another actor than the signer (forwarded or relayed) is queued too: the worker believes it only
+  // when its actor's LD signature or integrity proof verifies (docs/federation.md, "Forwarded activities").
   await ctx.db.transaction(async (trx) => {
     await outbox.add(trx, { event: 'inbox.received', signerAccountId: signer.id, activity })
     await heardFrom(trx, signer.domain!)
