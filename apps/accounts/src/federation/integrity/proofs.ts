@@ -113,25 +113,33 @@ function hashData(doc: Doc, options: Doc) {
   ])
 }
 
-/** Whether the document's proof was made by `publicKey` (an Ed25519 KeyObject), as vc-di-eddsa verifies it. */
+/**
+ * Whether the document's proof was made by `publicKey` (an Ed25519 KeyObject), as vc-di-eddsa verifies it. Proof
+ * options without an `@context` are also tried with the document's, which the proof configuration takes from the
+ * document when it is made (as Fedify leaves it out of the proof it attaches).
+ */
 export function proofVerifies(doc: Doc, publicKey: ReturnType<typeof createPublicKey>): boolean {
   const proof = proofOf(doc)
   if (!proof) return false
   const { proof: _p, ...unsecured } = doc
   const { proofValue, ...options } = proof
+  const value = proofValue.startsWith('z') ? base58btcDecode(proofValue.slice(1)) : undefined
+  if (!value || value.length !== 64) return false
+  const candidates: Doc[] = [options as Doc]
   if (options['@context'] !== undefined) {
     // The proof's context must begin the document's.
     const mine = asList(options['@context'])
     const theirs = asList(unsecured['@context'])
     if (mine.some((c, i) => JSON.stringify(c) !== JSON.stringify(theirs[i]))) return false
-  }
-  const value = proofValue.startsWith('z') ? base58btcDecode(proofValue.slice(1)) : undefined
-  if (!value || value.length !== 64) return false
-  try {
-    return verify(null, hashData(unsecured, options), publicKey, value)
-  } catch {
-    return false
-  }
+  } else if (unsecured['@context'] !== undefined)
+    candidates.push({ '@context': unsecured['@context'], ...options })
+  return candidates.some((candidate) => {
+    try {
+      return verify(null, hashData(unsecured, candidate), publicKey, value)
+    } catch {
+      return false
+    }
+  })
 }
 
 /** The document with an eddsa-jcs-2022 proof by `verificationMethod`'s Ed25519 private key (PEM). */
