@@ -8,7 +8,7 @@
 // builds `https://` WebFinger URLs from `acct:` handles: the tests' Roost servers listen on plain http).
 //
 // Besides ActivityPub it answers a small JSON control API under /_peer/ for the test to drive it (see ./index.ts).
-/* global Request, Headers */
+/* global Request, Headers, fetch */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import http from 'node:http'
