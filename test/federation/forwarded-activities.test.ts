@@ -66,6 +66,24 @@ const tamper = (json: Record<string, unknown>) => ({
   object: { ...(json.object as Record<string, unknown>), content: '<p>Send me your password</p>' },
 })
 
+it("alice's public post goes out with her LD signature, which Fedify verifies", async () => {
+  const create = await eventually(async () =>
+    mini.received.find(
+      (r) => r.activity.type === 'Create' && (r.activity.object as { id?: string })?.id === post,
+    ),
+  )
+  expect(create.activity.signature).toMatchObject({
+    type: 'RsaSignature2017',
+    creator: `${stack.url}/users/alice#main-key`,
+  })
+  expect(await peer.verifyLd(create.activity)).toEqual({ verified: true })
+  const changed = {
+    ...create.activity,
+    object: { ...(create.activity.object as object), content: 'changed' },
+  }
+  expect(await peer.verifyLd(changed)).toEqual({ verified: false })
+})
+
 it("a reply signed by its author (Fedify's LD signature) is forwarded to alice's followers with the signature intact", async () => {
   const { json, note } = await peer.signedCreate({ inReplyTo: post, content: '<p>Nice post</p>', ld: true })
   expect(json.signature).toMatchObject({ type: 'RsaSignature2017', creator: `${peer.actor('bob')}#main-key` })

@@ -31,6 +31,7 @@ import { AS } from '../federation/render/contexts'
 import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 import { quoteFederation } from './quotes'
+import { signLd } from '../federation/integrity/ld-signatures'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -47,6 +48,25 @@ async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
  * RejectFollowService, BlockService and UnblockService do: each activity becomes one delivery job per inbox.
  * Changes that came from the peer's own activity (`fromPeer`) are not echoed back to it.
  */
+/**
+ * The activity with its author's Linked Data signature (RsaSignature2017, as Mastodon signs public posts' activities
+ * so that they can be forwarded; docs/federation.md, "Forwarded activities"); unsigned if it cannot be signed.
+ */
+async function ldSigned(
+  fed: Federation,
+  activity: Record<string, unknown>,
+  accountId: string,
+  actor: string,
+) {
+  try {
+    const keys = await localKeyPair(fed.db, accountId)
+    return await signLd(activity, `${actor}#main-key`, keys.privateKey)
+  } catch (err) {
+    fed.logger.warn({ err, id: activity.id }, 'activity sent without its LD signature')
+    return activity
+  }
+}
+
 export function federationConsumer(
   fed: Federation,
   deliver: Deliver,
@@ -122,7 +142,11 @@ export function federationConsumer(
       kind === 'create'
         ? renderCreate(note, actor)
         : renderUpdate(note, actor, kind === 'poll' ? { at: new Date().toISOString(), name: key } : undefined)
-    await deliver(activity, author.id, audience, key)
+    const signed =
+      fed.signsLinkedData && (status.visibility === 'public' || status.visibility === 'unlisted')
+        ? await ldSigned(fed, activity, author.id, actor)
+        : activity
+    await deliver(signed, author.id, audience, key)
   }
 
   /**

@@ -23,6 +23,11 @@ export interface Federation {
   /** FEDERATION_ALLOW_HTTP: peers over http:// and on private addresses (development and tests). */
   allowHttp: boolean
   enabled: boolean
+  /**
+   * Public and unlisted posts' activities carry their author's Linked Data signature, so that other servers can
+   * forward them (docs/federation.md, "Forwarded activities"); not in secure mode (AUTHORIZED_FETCH), as Mastodon.
+   */
+  signsLinkedData: boolean
   logger: Logger
   /** A signed GET of an ActivityPub document (signed by the instance actor); its JSON, or a FetchError. */
   fetchJson(url: string): Promise<Record<string, unknown>>
@@ -62,6 +67,7 @@ export function createFederation(options: {
     FEDERATION_ALLOW_HTTP: boolean
     REMOTE_MEDIA_MAX_BYTES?: number
     HTTP_SIGNATURE_FIRST?: SignatureScheme
+    AUTHORIZED_FETCH?: boolean
   }
   logger: Logger
   client?: OutboundClient
@@ -145,6 +151,7 @@ export function createFederation(options: {
     localDomain: localDomainOf(config),
     allowHttp: config.FEDERATION_ALLOW_HTTP,
     enabled: config.FEDERATION,
+    signsLinkedData: !config.AUTHORIZED_FETCH,
     logger,
     async fetchJson(url) {
       return readJson(url, await signedRequest('GET', new URL(url), { Accept: ACCEPT }, undefined, null))
