@@ -64,6 +64,16 @@ describe('Linked Data signatures (RsaSignature2017)', () => {
     )
   })
 
+  it('refuses a poison graph at once instead of canonicalizing it for ever', async () => {
+    const nodes = Array.from({ length: 12 }, (_, i) => ({
+      '@id': `_:b${i}`,
+      'https://x.example/p': Array.from({ length: 12 }, (_, j) => ({ '@id': `_:b${j}` })),
+    }))
+    const started = Date.now()
+    await expect(canonize({ '@graph': nodes })).rejects.toThrow(/Maximum deep iterations/)
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
   it('keeps only what the signature covers: terms no context defines are gone', async () => {
     const doc = { ...create(), _misskey_quote: 'https://evil.example/notes/1' }
     const part = await signedPart(doc)

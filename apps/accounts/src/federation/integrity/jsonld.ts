@@ -41,18 +41,21 @@ type Doc = Record<string, unknown>
 
 /**
  * URDNA2015 canonical N-Quads of a document, as Mastodon's `canonicalize` (not in jsonld.js's safe mode: terms no
- * context defines are left out, as Ruby's JSON-LD does, so that a signature made by Mastodon verifies).
+ * context defines are left out, as Ruby's JSON-LD does, so that a signature made by Mastodon verifies). The deep
+ * iterations of the algorithm are bounded: a graph of look-alike blank nodes (a "poison graph", whose
+ * canonicalization grows factorially) is refused at once instead of holding the worker.
  */
 export async function canonize(doc: Doc): Promise<string> {
   return jsonld.canonize(
     doc as jsonld.JsonLdDocument,
     {
-      algorithm: 'URDNA2015',
-      format: 'application/n-quads',
       documentLoader,
       safe: false,
+      // RDFC-1.0 is URDNA2015 under its W3C name; at most one deep iteration per blank node in proportion to their
+      // number (rdf-canonize's default, said here because it is what keeps a poison graph from holding the worker).
+      canonizeOptions: { algorithm: 'RDFC-1.0', maxWorkFactor: 1 },
     } as jsonld.Options.Normalize,
-  )
+  ) as Promise<string>
 }
 
 /**
