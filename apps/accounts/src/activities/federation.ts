@@ -204,12 +204,14 @@ export function federationConsumer(
       if (!author) return
       const audience = await statusAudience(fed.db, { ...a, accountId: author.id })
       if (!audience.length) return
-      await deliver(
-        renderDelete(statusUri(urls, author.username, a.statusId), actorUriOf(urls, author)),
-        author.id,
-        audience,
-        `delete-${a.statusId}`,
-      )
+      const actor = actorUriOf(urls, author)
+      const activity = renderDelete(statusUri(urls, author.username, a.statusId), actor)
+      // Signed like its Create, so that the servers it was forwarded to can be told too.
+      const signed =
+        fed.signsLinkedData && (a.visibility === 'public' || a.visibility === 'unlisted')
+          ? await ldSigned(fed, activity, author.id, actor)
+          : activity
+      await deliver(signed, author.id, audience, `delete-${a.statusId}`)
     },
     // A boost: the Announce to the booster's remote followers and to the boosted post's author if remote.
     'reblog.created': async (a) => {
