@@ -119,6 +119,10 @@ it("each Roost server takes RFC 9421 made with the other's real key, and refuses
 })
 
 it('double-knocks with the Fedify peer: RFC 9421 refused, draft-cavage accepted and remembered', async () => {
+  // The installed Fedify (1.5.9) signs draft-cavage only: its signRequest has no RFC 9421 (that came in 1.6, Node 22).
+  const fedifySigned = await peer.sign({ method: 'GET', url: `${a.url}/users/alice` }, 'fred')
+  expect(fedifySigned.headers['signature-input']).toBeUndefined()
+  expect(fedifySigned.headers.signature).toMatch(/^keyId="/)
   // fred (Fedify) follows alice; Roost's Accept is signed RFC 9421 first, which Fedify 1.5.9 cannot read.
   await peer.follow(`${a.url}/users/alice`, 'fred')
   await eventually(async () => (await peer.log()).inbox.find((e) => e.type === 'Accept'))
