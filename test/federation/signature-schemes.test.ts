@@ -114,6 +114,17 @@ it("each Roost server takes RFC 9421 made with the other's real key, and refuses
     expect(JSON.parse(otherTarget.body.toString()).error).toMatch(
       /using HTTP Message Signatures \(RFC 9421\)$/,
     )
+    // Made for the same path on another server, and sent here with that server's name as Host: refused.
+    const elsewhere = new URL(`http://elsewhere.example${inbox.pathname}`)
+    const replayed = signMessage({
+      method: 'POST',
+      url: elsewhere,
+      body,
+      keyId: `${from.url}/users/${user.username}#main-key`,
+      privateKey: keys.privateKey,
+    })
+    const spoofedHost = { ...replayed, Host: elsewhere.host, 'X-Forwarded-Host': elsewhere.host }
+    expect((await send(spoofedHost, body)).status).toBe(401)
     client.close()
   }
 })

@@ -41,22 +41,11 @@ export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
 }
 
 /**
- * The origins a request may have been addressed to, for RFC 9421's `@target-uri`: PUBLIC_URL's, then the one its
- * Host header names (the gateway passes it on, with the scheme in `X-Forwarded-Proto`).
+ * The origins a request may have been addressed to, for RFC 9421's `@target-uri`: ours (PUBLIC_URL's), never one a
+ * header names, so that a signature made for another server's URL cannot be replayed here.
  */
-export function requestOrigins(ctx: AccountsContext, req: Request): string[] {
-  const ours = new URL(ctx.config.PUBLIC_URL)
-  const host = req.get('x-forwarded-host') ?? req.get('host')
-  const proto = (req.get('x-forwarded-proto') ?? ours.protocol.slice(0, -1)).split(',')[0]!.trim()
-  const origins = [ours.origin]
-  if (host && /^(https?)$/.test(proto)) {
-    try {
-      origins.push(new URL(`${proto}://${host.split(',')[0]!.trim()}`).origin)
-    } catch {
-      // A Host that is no host: only ours.
-    }
-  }
-  return [...new Set(origins)]
+export function requestOrigins(ctx: AccountsContext, _req: Request): string[] {
+  return [new URL(ctx.config.PUBLIC_URL).origin]
 }
 
 function signatureOf(ctx: AccountsContext, req: Request, body: Buffer): CheckedSignature {

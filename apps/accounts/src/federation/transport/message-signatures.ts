@@ -80,10 +80,7 @@ export interface IncomingMessage {
   /** Lower-cased header names, as node gives them. */
   headers: Record<string, string | string[] | undefined>
   body?: Buffer
-  /**
-   * The origins (`https://host`) the request may have been addressed to, for `@target-uri` and `@authority`: ours
-   * (PUBLIC_URL), and the one its Host header names.
-   */
+  /** The origins (`https://host`) the request may have been addressed to, for `@target-uri` and `@authority`. */
   origins: string[]
 }
 
