@@ -36,6 +36,12 @@ const federationEnv = {
    * signed by a server that is not suspended (the instance actor and discovery stay open).
    */
   AUTHORIZED_FETCH: envFlag(false),
+  /**
+   * The HTTP signature scheme tried first with a server whose answer is not known yet (docs/federation.md, "HTTP
+   * signatures"): `draft-cavage` (the default, as Mastodon 4.5) or `rfc9421`; the other is tried after a 401,
+   * and what a server accepted is remembered for it.
+   */
+  HTTP_SIGNATURE_FIRST: z.enum(['draft-cavage', 'rfc9421']).default('draft-cavage'),
 }
 
 /** An optional setting: unset and empty (as .env.example leaves it) are the same. */

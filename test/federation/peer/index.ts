@@ -92,6 +92,23 @@ export async function startPeer(options: PeerOptions = {}) {
       request: { method: string; url: string; headers?: Record<string, string>; body?: string },
       as?: string,
     ) => control<{ keyId: string; headers: Record<string, string> }>('sign', { ...request, as }),
+    /**
+     * A public Note of `as` answering `inReplyTo` in a Create (not sent), with an LD signature (`ld`) and/or an
+     * FEP-8b32 integrity proof (`proof`) made by Fedify.
+     */
+    signedCreate: (input: {
+      inReplyTo?: string
+      content: string
+      cc?: string[]
+      ld?: boolean
+      proof?: boolean
+      as?: string
+    }) => control<{ json: Record<string, unknown>; note: string }>('signed-create', input),
+    /** POSTs `json` as it is to `inbox`, signed over HTTP by `as` (Fedify's signRequest); the answer's status. */
+    deliver: (inbox: string, json: unknown, as?: string) =>
+      control<{ status: number }>('deliver', { inbox, json, as }),
+    /** Fedify's verifyJsonLd on a document signed elsewhere. */
+    verifyLd: (json: unknown) => control<{ verified: boolean }>('verify-ld', { json }),
     /** Fedify's verifyRequest on a request signed elsewhere. */
     verify: (request: { method: string; url: string; headers: Record<string, string>; body?: string }) =>
       control<{ verified: boolean; keyId: string | null; owner: string | null }>('verify', request),

@@ -8,7 +8,7 @@
 // builds `https://` WebFinger URLs from `acct:` handles: the tests' Roost servers listen on plain http).
 //
 // Besides ActivityPub it answers a small JSON control API under /_peer/ for the test to drive it (see ./index.ts).
-/* global Request, Headers */
+/* global Request, Headers, fetch */
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import http from 'node:http'
@@ -34,7 +34,7 @@ import {
   Note,
   PUBLIC_COLLECTION,
 } from '@fedify/fedify'
-import { signRequest, verifyRequest } from '@fedify/fedify/sig'
+import { signJsonLd, signObject, signRequest, verifyJsonLd, verifyRequest } from '@fedify/fedify/sig'
 import { getDocumentLoader } from '@fedify/fedify/runtime'
 
 const users = (process.env.PEER_USERS ?? 'bob').split(',').filter(Boolean)
@@ -63,10 +63,16 @@ const log = {
   sent: [],
 }
 
+// Each user has an RSA key (HTTP and Linked Data signatures) and an Ed25519 key (FEP-8b32 integrity proofs, published
+// as an assertionMethod Multikey), as Fedify-based servers have.
 const keys = new Map()
 for (const user of users) {
-  const pair = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5')
-  keys.set(user, { privateKey: await exportJwk(pair.privateKey), publicKey: await exportJwk(pair.publicKey) })
+  const pairs = []
+  for (const algorithm of ['RSASSA-PKCS1-v1_5', 'Ed25519']) {
+    const pair = await generateCryptoKeyPair(algorithm)
+    pairs.push({ privateKey: await exportJwk(pair.privateKey), publicKey: await exportJwk(pair.publicKey) })
+  }
+  keys.set(user, pairs)
 }
 
 const server = http.createServer((req, res) => {
@@ -99,18 +105,18 @@ federation
       endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
       url: ctx.getActorUri(identifier),
       publicKey: pairs[0].cryptographicKey,
+      assertionMethods: pairs.map((p) => p.multikey),
       manuallyApprovesFollowers: !autoAccept,
     })
   })
   .setKeyPairsDispatcher(async (_ctx, identifier) => {
-    const pair = keys.get(identifier)
-    if (!pair) return []
-    return [
-      {
+    const pairs = keys.get(identifier) ?? []
+    return Promise.all(
+      pairs.map(async (pair) => ({
         privateKey: await importJwk(pair.privateKey, 'private'),
         publicKey: await importJwk(pair.publicKey, 'public'),
-      },
-    ]
+      })),
+    )
   })
   .authorize(async (ctx, identifier, signedKey, signedKeyOwner) => {
     // Everyone may read the actor; signed GETs are recorded with what Fedify verified.
@@ -296,6 +302,57 @@ async function control(url, body, res) {
       })
       const signed = await signRequest(request, pair.privateKey, pair.keyId)
       return reply(200, { keyId: pair.keyId.href, headers: Object.fromEntries(signed.headers) })
+    }
+    case '/_peer/signed-create': {
+      // A public Note of `as` answering `input.inReplyTo`, in a Create that is not sent but answered, signed as asked:
+      // `ld`, a Linked Data signature (RsaSignature2017, Fedify's signJsonLd); `proof`, an FEP-8b32 integrity proof
+      // (eddsa-jcs-2022, Fedify's signObject with the Ed25519 key).
+      const actor = ctx.getActorUri(as)
+      const noteId = new URL(`${actor.href}/notes/${randomUUID()}`)
+      const cc = (input.cc ?? []).map((u) => new URL(u))
+      const note = new Note({
+        id: noteId,
+        attribution: actor,
+        to: PUBLIC_COLLECTION,
+        ccs: cc,
+        content: input.content,
+        replyTarget: input.inReplyTo ? new URL(input.inReplyTo) : null,
+      })
+      let create = new Create({
+        id: new URL(`${noteId.href}/activity`),
+        actor,
+        to: PUBLIC_COLLECTION,
+        ccs: cc,
+        object: note,
+      })
+      const pairs = await ctx.getActorKeyPairs(as)
+      const rsa = pairs.find((p) => p.privateKey.algorithm.name === 'RSASSA-PKCS1-v1_5')
+      const ed25519 = pairs.find((p) => p.privateKey.algorithm.name === 'Ed25519')
+      if (input.proof)
+        create = await signObject(create, ed25519.privateKey, ed25519.keyId, {
+          contextLoader: ctx.contextLoader,
+        })
+      let json = await create.toJsonLd({ format: 'compact', contextLoader: ctx.contextLoader })
+      if (input.ld)
+        json = await signJsonLd(json, rsa.privateKey, rsa.keyId, { contextLoader: ctx.contextLoader })
+      return reply(200, { json, note: noteId.href })
+    }
+    case '/_peer/deliver': {
+      // POSTs `input.json` as it is to `input.inbox`, signed over HTTP by `as` (Fedify's signRequest).
+      const [pair] = await ctx.getActorKeyPairs(as)
+      const request = new Request(input.inbox, {
+        method: 'POST',
+        headers: { 'content-type': 'application/activity+json' },
+        body: JSON.stringify(input.json),
+      })
+      const response = await fetch(await signRequest(request, pair.privateKey, pair.keyId))
+      return reply(200, { status: response.status })
+    }
+    case '/_peer/verify-ld': {
+      // Fedify's verifyJsonLd on a document someone else signed (the key is fetched from its creator).
+      const documentLoader = getDocumentLoader({ allowPrivateAddress: true })
+      const verified = await verifyJsonLd(input.json, { documentLoader, contextLoader: documentLoader })
+      return reply(200, { verified })
     }
     case '/_peer/verify': {
       // Checks a request someone else signed with Fedify's verifyRequest (the key is fetched from its keyId).

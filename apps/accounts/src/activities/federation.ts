@@ -32,6 +32,7 @@ import type { Reads } from '../domain/reads'
 import type { Consumer } from './consumer'
 import { quoteFederation } from './quotes'
 import { relayRecipients } from '../federation/relays'
+import { signLd } from '../federation/integrity/ld-signatures'
 
 /** The accounts the earlier versions of a local status mentioned (its status_edits). */
 async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
@@ -48,6 +49,25 @@ async function mentionedBefore(db: Knex, statusId: string): Promise<string[]> {
  * RejectFollowService, BlockService and UnblockService do: each activity becomes one delivery job per inbox.
  * Changes that came from the peer's own activity (`fromPeer`) are not echoed back to it.
  */
+/**
+ * The activity with its author's Linked Data signature (RsaSignature2017, as Mastodon signs public posts' activities
+ * so that they can be forwarded; docs/federation.md, "Forwarded activities"); unsigned if it cannot be signed.
+ */
+async function ldSigned(
+  fed: Federation,
+  activity: Record<string, unknown>,
+  accountId: string,
+  actor: string,
+) {
+  try {
+    const keys = await localKeyPair(fed.db, accountId)
+    return await signLd(activity, `${actor}#main-key`, keys.privateKey)
+  } catch (err) {
+    fed.logger.warn({ err, id: activity.id }, 'activity sent without its LD signature')
+    return activity
+  }
+}
+
 export function federationConsumer(
   fed: Federation,
   deliver: Deliver,
@@ -136,7 +156,11 @@ export function federationConsumer(
       kind === 'create'
         ? renderCreate(note, actor)
         : renderUpdate(note, actor, kind === 'poll' ? { at: new Date().toISOString(), name: key } : undefined)
-    await deliver(activity, author.id, [...audience, ...relays], key)
+    const signed =
+      fed.signsLinkedData && (status.visibility === 'public' || status.visibility === 'unlisted')
+        ? await ldSigned(fed, activity, author.id, actor)
+        : activity
+    await deliver(signed, author.id, [...audience, ...relays], key)
   }
 
   /**
@@ -195,12 +219,14 @@ export function federationConsumer(
       const audience = await statusAudience(fed.db, { ...a, accountId: author.id })
       if (a.visibility === 'public') audience.push(...(await relayRecipients(fed.db)))
       if (!audience.length) return
-      await deliver(
-        renderDelete(statusUri(urls, author.username, a.statusId), actorUriOf(urls, author)),
-        author.id,
-        audience,
-        `delete-${a.statusId}`,
-      )
+      const actor = actorUriOf(urls, author)
+      const activity = renderDelete(statusUri(urls, author.username, a.statusId), actor)
+      // Signed like its Create, so that the servers it was forwarded to can be told too.
+      const signed =
+        fed.signsLinkedData && (a.visibility === 'public' || a.visibility === 'unlisted')
+          ? await ldSigned(fed, activity, author.id, actor)
+          : activity
+      await deliver(signed, author.id, audience, `delete-${a.statusId}`)
     },
     // A boost: the Announce to the booster's remote followers and to the boosted post's author if remote.
     'reblog.created': async (a) => {

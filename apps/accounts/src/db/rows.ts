@@ -54,6 +54,8 @@ export interface AccountRow {
   actor_type?: string | null
   public_key?: string | null
   public_key_id?: string | null
+  /** A remote actor's Ed25519 assertion keys (FEP-8b32 proofs): `[{id, publicKeyMultibase}]`. */
+  assertion_keys?: { id: string; publicKeyMultibase: string }[]
   private_key?: string | null
   avatar_remote_url?: string | null
   header_remote_url?: string | null

@@ -7,6 +7,7 @@ import { emojiTagsOf, refreshAccountEmojis, storeRemoteEmojis } from '../domain/
 import * as outbox from '../outbox/outbox'
 import { sanitizeHtml } from './inbox/sanitize'
 import { fieldsToVerify } from './profile-links'
+import { ed25519FromMultibase } from './integrity/proofs'
 
 /**
  * Remote accounts (docs/federation.md, "Remote accounts"): actors of other servers, stored in the `accounts`
@@ -71,6 +72,29 @@ export function htmlToText(html: string): string {
     .trim()
 }
 
+/**
+ * The actor's Ed25519 `assertionMethod` Multikeys (FEP-521a), which verify FEP-8b32 proofs: those it controls, on
+ * its host, whose `publicKeyMultibase` is an Ed25519 key; at most 10.
+ */
+function assertionKeysOf(json: Record<string, unknown>, uri: string) {
+  const methods = Array.isArray(json.assertionMethod) ? json.assertionMethod : [json.assertionMethod]
+  return methods
+    .filter(
+      (m): m is { id: string; controller?: unknown; publicKeyMultibase: string } =>
+        !!m &&
+        typeof m === 'object' &&
+        typeof (m as { id?: unknown }).id === 'string' &&
+        typeof (m as { publicKeyMultibase?: unknown }).publicKeyMultibase === 'string' &&
+        ((m as { controller?: unknown }).controller === undefined ||
+          (m as { controller?: unknown }).controller === uri),
+    )
+    .filter(
+      (m) => uriOf(m.id) && domainOf(m.id) === domainOf(uri) && ed25519FromMultibase(m.publicKeyMultibase),
+    )
+    .slice(0, 10)
+    .map((m) => ({ id: m.id, publicKeyMultibase: m.publicKeyMultibase }))
+}
+
 /** The columns of an actor document, checked as Mastodon checks it; throws RemoteAccountError. */
 export function parseActor(json: Record<string, unknown>) {
   const uri = uriOf(json.id)
@@ -131,6 +155,8 @@ export function parseActor(json: Record<string, unknown>) {
     indexable: json.indexable === true,
     public_key: publicKey ?? null,
     public_key_id: publicKey ? (publicKeyId ?? `${uri}#main-key`) : null,
+    // Its Ed25519 keys, which verify the integrity proofs of what it signs (docs/federation.md, "Forwarded activities").
+    assertion_keys: JSON.stringify(assertionKeysOf(json, uri)),
     avatar_remote_url: imageUrl(json.icon) ?? null,
     header_remote_url: imageUrl(json.image) ?? null,
     fields: JSON.stringify(fields),

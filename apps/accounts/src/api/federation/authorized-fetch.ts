@@ -5,7 +5,7 @@ import type { AccountRow } from '../../db/rows'
 import type { SignedFetch } from './activity-json'
 import { wantsActivityJson } from './activity-json'
 import { isUrlBlocked } from '../../federation/domain-blocks'
-import { signerOf } from './inbox'
+import { requestOrigins, signerOf } from './inbox'
 import { checkSignedRequest, SignatureError } from '../../federation/transport/signatures'
 
 /**
@@ -22,7 +22,12 @@ import { checkSignedRequest, SignatureError } from '../../federation/transport/s
 export async function signedRequestAccount(ctx: AccountsContext, req: Request): Promise<AccountRow> {
   let checked
   try {
-    checked = checkSignedRequest({ method: req.method, url: req.originalUrl, headers: req.headers })
+    checked = checkSignedRequest({
+      method: req.method,
+      url: req.originalUrl,
+      headers: req.headers,
+      origins: requestOrigins(ctx, req),
+    })
   } catch (err) {
     if (err instanceof SignatureError) throw new Unauthenticated(err.message, { cause: err })
     throw err

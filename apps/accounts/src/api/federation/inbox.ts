@@ -9,7 +9,6 @@ import { heardFrom } from '../../federation/transport/delivery-failures'
 import { isUrlBlocked } from '../../federation/domain-blocks'
 import { idOf, isNoteLike, sameHost } from '../../federation/inbox/statuses'
 import { findByUri, resolveActor } from '../../federation/remote-accounts'
-import { relayOf } from '../../federation/relays'
 import type { CheckedSignature } from '../../federation/transport/signatures'
 import { checkSignedRequest, SignatureError, verifiedBy } from '../../federation/transport/signatures'
 
@@ -17,24 +16,23 @@ import { checkSignedRequest, SignatureError, verifiedBy } from '../../federation
  * The inboxes (docs/federation.md, "Inboxes"): `POST /inbox` (shared) and `POST /users/:username/inbox`. As
  * Mastodon's InboxesController with its SignatureVerification: the request's HTTP signature is checked (401 with
  * Mastodon's reason otherwise), the signer's key is found among known actors or fetched (and fetched again once
- * when it no longer verifies: keys rotate), the activity's actor must be the signer, and the activity is then
- * queued for the accounts worker and answered 202. Nothing is stored before all of that holds.
+ * when it no longer verifies: keys rotate), and the activity is then queued for the accounts worker and answered
+ * 202. Nothing is stored before all of that holds. An activity whose actor is not the signer (forwarded, relayed)
+ * is believed by the worker only when its actor signed it (federation/integrity/authors.ts).
  */
 export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
   if (!ctx.config.FEDERATION) throw new NotFound()
   if (req.params.username !== undefined && !(await findLocalAccount(ctx.db, String(req.params.username))))
     throw new NotFound()
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
-  const checked = signatureOf(req, body)
+  const checked = signatureOf(ctx, req, body)
   const activity = parseActivity(body)
   // A suspended server is refused before its key is even fetched, as Mastodon's SignatureVerification (403).
   if (await isUrlBlocked(ctx.db, checked.keyId))
     throw new Forbidden(`Public key not found for key ${checked.keyId}`)
   const signer = await signerOf(ctx.federation, checked)
-  const actor = typeof activity.actor === 'string' ? activity.actor : (activity.actor as { id?: unknown })?.id
-  // A relay forwards other servers' activities under its own signature (docs/federation.md, "Relays").
-  if (actor !== signer.uri && !(await relayOf(ctx.db, signer)))
-    throw new Unauthenticated(`The activity's actor is not ${signer.uri}, whose key signed the request`)
+  // An activity of another actor than the signer (forwarded or relayed) is queued too: the worker believes it only
+  // when its actor's LD signature or integrity proof verifies (docs/federation.md, "Forwarded activities").
   await ctx.db.transaction(async (trx) => {
     await outbox.add(trx, { event: 'inbox.received', signerAccountId: signer.id, activity })
     await heardFrom(trx, signer.domain!)
@@ -42,9 +40,23 @@ export async function inbox(ctx: AccountsContext, req: Request, res: Response) {
   res.status(202).end()
 }
 
-function signatureOf(req: Request, body: Buffer): CheckedSignature {
+/**
+ * The origins a request may have been addressed to, for RFC 9421's `@target-uri`: ours (PUBLIC_URL's), never one a
+ * header names, so that a signature made for another server's URL cannot be replayed here.
+ */
+export function requestOrigins(ctx: AccountsContext, _req: Request): string[] {
+  return [new URL(ctx.config.PUBLIC_URL).origin]
+}
+
+function signatureOf(ctx: AccountsContext, req: Request, body: Buffer): CheckedSignature {
   try {
-    return checkSignedRequest({ method: req.method, url: req.originalUrl, headers: req.headers, body })
+    return checkSignedRequest({
+      method: req.method,
+      url: req.originalUrl,
+      headers: req.headers,
+      body,
+      origins: requestOrigins(ctx, req),
+    })
   } catch (err) {
     if (err instanceof SignatureError) throw new Unauthenticated(err.message, { cause: err })
     throw err
@@ -126,7 +138,9 @@ export async function signerOf(fed: Federation, checked: CheckedSignature): Prom
     throw new Unauthenticated(`Unable to fetch key JSON at ${keyId}`)
   if (!verifiedBy(fetched.public_key, checked))
     throw new Unauthenticated(
-      `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using rsa-sha256 (RSA-SHA256)`,
+      checked.scheme === 'rfc9421'
+        ? `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using HTTP Message Signatures (RFC 9421)`
+        : `Verification failed for ${fetched.username}@${fetched.domain} ${fetched.uri} using rsa-sha256 (RSA-SHA256)`,
     )
   return fetched
 }

@@ -47,6 +47,7 @@ import * as weeklyLogins from './20261129120001_weekly_logins'
 import * as remoteFieldHtml from './20261130010000_remote_field_html'
 import * as relays from './20261130020001_relays'
 import * as fetchMarks from './20261130020002_fetch_marks'
+import * as signatureSchemes from './20261130030001_signature_schemes'
 import * as notificationPolicies from './20261130070001_notification_policies'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
@@ -108,5 +109,6 @@ export const migrations: Migration[] = [
   { name: '20261130010000_remote_field_html', ...remoteFieldHtml },
   { name: '20261130020001_relays', ...relays },
   { name: '20261130020002_fetch_marks', ...fetchMarks },
+  { name: '20261130030001_signature_schemes', ...signatureSchemes },
   { name: '20261130070001_notification_policies', ...notificationPolicies },
 ]

@@ -14,6 +14,7 @@ import {
   announce,
   createRemoteStatus,
   deleteRemoteStatus,
+  fetchStatus,
   flag,
   idOf,
   isNoteLike,
@@ -27,6 +28,8 @@ import { RemoteAccountError, storeActor } from '../remote-accounts'
 import { lockActor, markUndone, undone } from './tombstones'
 import { move } from './move'
 import { featuredChange } from './featured'
+import { verifiedAuthor } from '../integrity/authors'
+import { forwardReply } from '../integrity/forwarding'
 import { quoteAnswer, quoteRequest, stampDeleted } from './quotes'
 import { relayActivity, relayOf } from '../relays'
 
@@ -46,8 +49,54 @@ export async function processActivity(
   // A replay of an activity already handled (same id) does nothing (docs/federation.md, "Incoming statuses").
   const id = idOf(activity.id)
   if (id && (await fed.db('inbox_activities').where({ uri: id }).first('uri'))) return
-  await handle(fed, deliver, signer, activity)
+  // Everything a relay sends is read as a relay's (docs/federation.md, "Relays"): never a boost by the relay, and
+  // the posts it passes on taken from their own servers.
+  const relay = await relayOf(fed.db, signer)
+  if (relay) await relayActivity(fed, deliver, relay, signer, activity)
+  else if (idOf(activity.actor) === signer.uri) await handle(fed, deliver, signer, activity, activity)
+  else await relayed(fed, deliver, signer, activity)
   if (id) await fed.db('inbox_activities').insert({ uri: id }).onConflict('uri').ignore()
+}
+
+/**
+ * An activity another server forwarded or relayed (its actor is not the signer of the request; docs/federation.md,
+ * "Forwarded activities"), as Mastodon's ProcessCollectionService: done as its actor's only when the actor's
+ * Linked Data signature or integrity proof verifies (and then only what the signature covers); otherwise nothing
+ * of it is trusted, and a Create or Update of a post is taken from the post's own server instead.
+ */
+async function relayed(
+  fed: Federation,
+  deliver: Deliver,
+  relay: AccountRow,
+  activity: Record<string, unknown>,
+) {
+  const verified = await verifiedAuthor(fed, activity)
+  if (verified) {
+    fed.logger.debug(
+      { actor: verified.author.uri, relay: relay.uri, by: verified.by },
+      'forwarded activity verified',
+    )
+    return handle(fed, deliver, verified.author, verified.activity, activity)
+  }
+  const objectUri = idOf(activity.object)
+  fed.logger.info(
+    { actor: idOf(activity.actor), relay: relay.uri },
+    'forwarded activity not signed by its actor',
+  )
+  if ((activity.type !== 'Create' && activity.type !== 'Update') || !objectUri) return
+  if (!sameHost(objectUri, idOf(activity.actor))) return
+  const known = await fed.db('statuses').where({ uri: objectUri }).first('id')
+  if (activity.type === 'Update' && known) {
+    const object = await fed.fetchJson(objectUri).catch(() => undefined)
+    const author = await fed
+      .db('accounts')
+      .where({ uri: idOf(activity.actor) })
+      .first()
+    if (author && isNoteLike(object) && idOf(object) === objectUri)
+      await updateRemoteStatus(fed, author, object)
+    return
+  }
+  if (activity.type === 'Create') await fetchStatus(fed, objectUri)
 }
 
 async function handle(
@@ -55,15 +104,16 @@ async function handle(
   deliver: Deliver,
   signer: AccountRow,
   activity: Record<string, unknown>,
+  original: Record<string, unknown>,
 ) {
-  // Everything a relay sends is read as a relay's (docs/federation.md, "Relays"): never a boost by the relay.
-  const relay = await relayOf(fed.db, signer)
-  if (relay) return relayActivity(fed, deliver, relay, signer, activity)
   const type = activity.type
   const object = activity.object
   switch (type) {
-    case 'Create':
-      return create(fed, signer, object)
+    case 'Create': {
+      const status = await create(fed, signer, object)
+      if (status) await forwardReply(fed, deliver, signer, status, original)
+      return
+    }
     case 'Announce':
       return announce(fed, signer, activity)
     case 'Like':
@@ -268,7 +318,7 @@ async function block(fed: Federation, signer: AccountRow, activity: Record<strin
  * Mastodon's Create: a Note (Question, Article, Page) of the signer, embedded or fetched once by its URI
  * (statuses.ts); the object's `attributedTo` must be the signer.
  */
-async function create(fed: Federation, signer: AccountRow, object: unknown) {
+async function create(fed: Federation, signer: AccountRow, object: unknown): Promise<StatusRow | undefined> {
   const uri = idOf(object)
   if (!uri || !sameHost(uri, signer.uri!)) return
   const note = isNoteLike(object)
@@ -279,7 +329,7 @@ async function create(fed: Federation, signer: AccountRow, object: unknown) {
   if (!isNoteLike(note) || idOf(note) !== uri) return
   if (idOf(Array.isArray(note.attributedTo) ? note.attributedTo[0] : note.attributedTo) !== signer.uri) return
   if (await pollVote(fed, signer, note)) return
-  await createRemoteStatus(fed, signer, note)
+  return createRemoteStatus(fed, signer, note)
 }
 
 /** Update of a Note of the signer (statuses.ts), or of the actor itself: its profile is stored again. */

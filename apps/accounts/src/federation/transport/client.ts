@@ -5,7 +5,10 @@ import { localDomainOf } from '../../config'
 import type { Urls } from '../../entities/account'
 import { urlsOf } from '../../entities/account'
 import { instanceKeyPair, localKeyPair } from './keys'
+import type { SignatureScheme } from './signatures'
 import { signRequest } from './signatures'
+import { signMessage } from './message-signatures'
+import { knownScheme, otherScheme, rememberScheme } from './signature-schemes'
 import { LD_JSON_ACTIVITYSTREAMS } from '../render/contexts'
 import { actorUri, instanceActorUri } from '../uris'
 
@@ -20,6 +23,11 @@ export interface Federation {
   /** FEDERATION_ALLOW_HTTP: peers over http:// and on private addresses (development and tests). */
   allowHttp: boolean
   enabled: boolean
+  /**
+   * Public and unlisted posts' activities carry their author's Linked Data signature, so that other servers can
+   * forward them (docs/federation.md, "Forwarded activities"); not in secure mode (AUTHORIZED_FETCH), as Mastodon.
+   */
+  signsLinkedData: boolean
   logger: Logger
   /** A signed GET of an ActivityPub document (signed by the instance actor); its JSON, or a FetchError. */
   fetchJson(url: string): Promise<Record<string, unknown>>
@@ -63,6 +71,8 @@ export function createFederation(options: {
     FEDERATION: boolean
     FEDERATION_ALLOW_HTTP: boolean
     REMOTE_MEDIA_MAX_BYTES?: number
+    HTTP_SIGNATURE_FIRST?: SignatureScheme
+    AUTHORIZED_FETCH?: boolean
   }
   logger: Logger
   client?: OutboundClient
@@ -110,18 +120,46 @@ export function createFederation(options: {
     return { keyId: `${actorUri(urls, account.username)}#main-key`, keys: await localKeyPair(db, accountId) }
   }
 
+  /**
+   * A request signed as `accountId` (null: the instance actor), double-knocking as Mastodon does: signed with the
+   * scheme the host accepted before (HTTP_SIGNATURE_FIRST when unknown); after a 401, once more with the other;
+   * the scheme of a 2xx is remembered for the host (signature-schemes.ts).
+   */
+  async function signedRequest(
+    method: 'GET' | 'POST',
+    target: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    accountId: string | null,
+  ) {
+    const { keyId, keys } = await signer(accountId)
+    const domain = target.host.toLowerCase()
+    const known = await knownScheme(db, domain)
+    const attempt = (scheme: SignatureScheme) => {
+      const r = { method, url: target, body, keyId, privateKey: keys.privateKey }
+      const signed = scheme === 'rfc9421' ? signMessage(r) : signRequest(r)
+      return send(method, target, { ...headers, ...signed }, body)
+    }
+    let scheme = known ?? config.HTTP_SIGNATURE_FIRST ?? 'draft-cavage'
+    let res = await attempt(scheme)
+    if (res.status === 401) {
+      scheme = otherScheme(scheme)
+      res = await attempt(scheme)
+    }
+    if (res.status >= 200 && res.status < 300 && scheme !== known) await rememberScheme(db, domain, scheme)
+    return res
+  }
+
   return {
     db,
     urls,
     localDomain: localDomainOf(config),
     allowHttp: config.FEDERATION_ALLOW_HTTP,
     enabled: config.FEDERATION,
+    signsLinkedData: !config.AUTHORIZED_FETCH,
     logger,
     async fetchJson(url) {
-      const target = new URL(url)
-      const { keyId, keys } = await signer(null)
-      const signed = signRequest({ method: 'GET', url: target, keyId, privateKey: keys.privateKey })
-      return readJson(url, await send('GET', target, { Accept: ACCEPT, ...signed }))
+      return readJson(url, await signedRequest('GET', new URL(url), { Accept: ACCEPT }, undefined, null))
     },
     async fetchPlainJson(url) {
       return readJson(url, await send('GET', url, { Accept: 'application/jrd+json, application/json' }))
@@ -136,10 +174,8 @@ export function createFederation(options: {
       return send(method, url, { Accept: 'text/html' }, undefined, { maxBytes: 1024 * 1024 })
     },
     async post(inbox, body, accountId) {
-      const target = new URL(inbox)
-      const { keyId, keys } = await signer(accountId)
-      const signed = signRequest({ method: 'POST', url: target, body, keyId, privateKey: keys.privateKey })
-      return send('POST', target, { 'Content-Type': 'application/activity+json', ...signed }, body)
+      const headers = { 'Content-Type': 'application/activity+json' }
+      return signedRequest('POST', new URL(inbox), headers, body, accountId)
     },
     close: () => client.close(),
   }

@@ -1,4 +1,6 @@
-import { createHash, createPublicKey, sign, verify } from 'node:crypto'
+import { constants, createHash, createPublicKey, sign, verify } from 'node:crypto'
+import type { Algorithm } from './message-signatures'
+import { checkMessageSignature, MessageSignatureError } from './message-signatures'
 
 /**
  * HTTP Signatures as Mastodon speaks them (draft-cavage-http-signatures, rsa-sha256; docs/federation.md, "HTTP
@@ -6,7 +8,9 @@ import { createHash, createPublicKey, sign, verify } from 'node:crypto'
  * (and, in authorized-fetch mode, every GET of an actor or object) must carry a valid signature.
  *
  * This module holds what needs no network: the signing of outgoing requests, and the checks of an incoming one
- * up to the point where the key is needed (parameters, algorithm, date window, signed headers, body digest).
+ * up to the point where the key is needed (parameters, algorithm, date window, signed headers, body digest). A
+ * request carrying `Signature-Input` is an RFC 9421 message signature (message-signatures.ts), as Mastodon tells
+ * them apart; any other is draft-cavage.
  */
 
 export const REQUEST_TARGET = '(request-target)'
@@ -86,13 +90,20 @@ export interface IncomingRequest {
   headers: Record<string, string | string[] | undefined>
   /** The raw body of a POST (what `Digest` covers). */
   body?: Buffer
+  /** The origins the request may have been addressed to (RFC 9421's `@target-uri`); PUBLIC_URL's first. */
+  origins?: string[]
 }
 
+export type SignatureScheme = 'draft-cavage' | 'rfc9421'
+
 export interface CheckedSignature {
+  scheme: SignatureScheme
   keyId: string
   /** The strings the signature may have been made over: with the query (the draft) and without (Mastodon's). */
   signingStrings: string[]
   signature: Buffer
+  /** RFC 9421's `alg`, when the signer named one. */
+  alg?: Algorithm
 }
 
 const header = (r: IncomingRequest, name: string) => {
@@ -107,6 +118,14 @@ const header = (r: IncomingRequest, name: string) => {
  * the digest. Throws SignatureError with Mastodon's message.
  */
 export function checkSignedRequest(r: IncomingRequest, now = new Date()): CheckedSignature {
+  if (header(r, 'signature-input') !== undefined) {
+    try {
+      return { scheme: 'rfc9421', ...checkMessageSignature({ ...r, origins: r.origins ?? [] }, now) }
+    } catch (err) {
+      if (err instanceof MessageSignatureError) throw new SignatureError(err.message)
+      throw err
+    }
+  }
   const raw = header(r, 'signature')
   if (!raw) throw new SignatureError('Request not signed')
   const params = parseSignatureHeader(raw)
@@ -153,7 +172,12 @@ export function checkSignedRequest(r: IncomingRequest, now = new Date()): Checke
       .join('\n')
   const path = r.url.split('?')[0]!
   const signingStrings = [...new Set([build(r.url), build(path)])]
-  return { keyId: params.keyId, signingStrings, signature: Buffer.from(params.signature, 'base64') }
+  return {
+    scheme: 'draft-cavage',
+    keyId: params.keyId,
+    signingStrings,
+    signature: Buffer.from(params.signature, 'base64'),
+  }
 }
 
 function withinWindow(r: IncomingRequest, params: Record<string, string>, algorithm: string, now: Date) {
@@ -204,7 +228,11 @@ function checkDigest(r: IncomingRequest) {
   throw new SignatureError(`Invalid Digest value. Computed SHA-256 digest: ${computed}; given: ${given}`)
 }
 
-/** Whether `publicKey` (PEM) made the signature over one of the signing strings; a bad key is a no. */
+/**
+ * Whether `publicKey` (PEM) made the signature over one of the signing strings; a bad key, or a key of another
+ * kind than the algorithm named (RFC 9421's `alg`), is a no. RSA keys verify RSASSA-PKCS1-v1_5 with SHA-256 (both
+ * schemes) or, when named, RSASSA-PSS with SHA-512; Ed25519 keys verify Ed25519.
+ */
 export function verifiedBy(publicKey: string, checked: CheckedSignature): boolean {
   let key
   try {
@@ -212,8 +240,19 @@ export function verifiedBy(publicKey: string, checked: CheckedSignature): boolea
   } catch {
     return false
   }
+  const type = key.asymmetricKeyType
+  const alg = checked.alg ?? (type === 'ed25519' ? 'ed25519' : 'rsa-v1_5-sha256')
+  if ((alg === 'ed25519') !== (type === 'ed25519') || (type !== 'rsa' && type !== 'ed25519')) return false
   return checked.signingStrings.some((s) => {
     try {
+      if (alg === 'ed25519') return verify(null, Buffer.from(s), key, checked.signature)
+      if (alg === 'rsa-pss-sha512')
+        return verify(
+          'sha512',
+          Buffer.from(s),
+          { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 64 },
+          checked.signature,
+        )
       return verify('sha256', Buffer.from(s), key, checked.signature)
     } catch {
       return false
