@@ -339,6 +339,19 @@ describe('the web app in a browser', () => {
       await settled(moderator, heading!)
       await accessible(moderator)
     }
+
+    // A relay added on its page is followed at once: pending until the relay answers (this one never will).
+    await moderator.goto(`${stack.url}/admin/relays`)
+    await settled(moderator, 'Relays')
+    await moderator.getByText('Add a relay').click()
+    await moderator.getByLabel("The relay's inbox address").fill('https://relay.example/inbox')
+    await moderator.getByRole('button', { name: 'Add relay' }).click()
+    await moderator.getByText('Waiting for the relay to accept').waitFor()
+    await accessible(moderator)
+    const relays = await stack.api().get('/api/v1/admin/relays').set(bearer(admin)).expect(200)
+    expect(relays.body).toEqual([
+      expect.objectContaining({ inbox_url: 'https://relay.example/inbox', state: 'pending' }),
+    ])
     expect(cspViolations).toEqual([])
   }, 90_000)
 })

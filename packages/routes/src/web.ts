@@ -27,6 +27,7 @@ export const WEB_PAGES = [
   '/admin/ip_blocks',
   '/admin/custom_emojis',
   '/admin/instances',
+  '/admin/relays',
 ] as const
 
 export type WebPage = (typeof WEB_PAGES)[number]

@@ -6,6 +6,7 @@ import { dashboard } from './admin/dashboard'
 import { domainBlocks } from './admin/domain-blocks'
 import { instances } from './admin/instances'
 import { ipBlocks } from './admin/ip-blocks'
+import { relays } from './admin/relays'
 import { report } from './admin/report'
 import { reports } from './admin/reports'
 import { blocks } from './blocks'
@@ -43,4 +44,5 @@ export const PAGES: Record<WebPage, Page> = {
   '/admin/ip_blocks': ipBlocks,
   '/admin/custom_emojis': customEmojis,
   '/admin/instances': instances,
+  '/admin/relays': relays,
 }
