@@ -32,13 +32,15 @@ export const adminAccountsV2Params = z.object({
   ip: param.text(),
 })
 
-export const ACCOUNT_ACTIONS = ['none', 'silence', 'suspend', 'disable'] as const
+export const ACCOUNT_ACTIONS = ['none', 'sensitive', 'silence', 'suspend', 'disable'] as const
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number]
 
 /** POST /api/v1/admin/accounts/:id/action — a `type` not in the list, whatever its shape, is a 422 (handler). */
 export const accountActionParams = z.object({
   type: param.checkedByHandler({ type: 'string', enum: [...ACCOUNT_ACTIONS] }),
-  text: param.text(),
+  text: param.text({ maxChars: 5000 }),
+  report_id: param.text(),
+  warning_preset_id: param.text(),
   send_email_notification: param.bool(),
 })
 
@@ -94,4 +96,54 @@ export const adminEmojisParams = z.object({
   remote: param.bool(),
   by_domain: param.text(),
   shortcode: param.text(),
+})
+
+/** PUT /api/v1/admin/reports/:id (Mastodon's): the category and the rules cited (with `violation`). */
+export const adminUpdateReportParams = z.object({
+  category: param.oneOf(
+    ['spam', 'legal', 'violation', 'other'],
+    'Validation failed: Category is not included in the list',
+  ),
+  rule_ids: param.list(),
+})
+
+/**
+ * POST /api/v1/admin/roles and PUT /api/v1/admin/roles/:id (Roost additions; docs/moderation.md): a role's name,
+ * colour (`#rgb` or `#rrggbb`), position, whether profiles show it, and its permissions, given either as
+ * Mastodon's bit set (`permissions`, the Role entity's decimal text) or by names (`permissions_as_keys[]`).
+ */
+export const adminRoleParams = z.object({
+  name: param.text({ maxChars: 100 }),
+  color: param.text({ maxChars: 7 }),
+  position: param.int(),
+  highlighted: param.bool(),
+  permissions: param.checkedByHandler({
+    type: 'string',
+    description: 'The permission bits, as a decimal text',
+  }),
+  permissions_as_keys: param.list(),
+})
+
+/** POST /api/v1/admin/accounts/:id/role (a Roost addition): the role to give; blank takes the role away. */
+export const adminAssignRoleParams = z.object({
+  role_id: param.text(),
+})
+
+/** GET /api/v1/admin/action_logs (a Roost addition): pages, newest first, filtered by who acted, what, on what. */
+export const adminActionLogParams = z.object({
+  ...param.page,
+  account_id: param.text(),
+  action: param.text(),
+  target_type: param.text(),
+  target_id: param.text(),
+})
+
+/**
+ * POST /api/v1/admin/webhooks and PUT /api/v1/admin/webhooks/:id (Roost additions; docs/moderation.md): where
+ * to POST (an http(s) URL), which events (`events[]`, Mastodon's names), and whether it is on.
+ */
+export const adminWebhookParams = z.object({
+  url: param.text({ maxChars: 2048 }),
+  events: param.list(),
+  enabled: param.bool(),
 })
