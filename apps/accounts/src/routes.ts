@@ -166,6 +166,20 @@ import { listAdminInstances } from './api/v1/admin/instances'
 import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
 import { listActionLogs } from './api/v1/admin/action_logs'
 import {
+  createAdminAnnouncement,
+  createAdminRule,
+  deleteAdminAnnouncement,
+  deleteAdminRule,
+  listAdminAnnouncements,
+  listAdminRules,
+  publishAdminAnnouncement,
+  showSettings,
+  unpublishAdminAnnouncement,
+  updateAdminAnnouncement,
+  updateAdminRule,
+  updateSettings,
+} from './api/v1/admin/server'
+import {
   createWebhook,
   deleteWebhook,
   disableWebhook,
@@ -557,6 +571,18 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.delete('/api/v1/admin/roles/:id', on(deleteRole))
   api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
   api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.get('/api/v1/admin/settings', on(showSettings))
+  api.put('/api/v1/admin/settings', on(updateSettings))
+  api.get('/api/v1/admin/rules', on(listAdminRules))
+  api.post('/api/v1/admin/rules', on(createAdminRule))
+  api.put('/api/v1/admin/rules/:id', on(updateAdminRule))
+  api.delete('/api/v1/admin/rules/:id', on(deleteAdminRule))
+  api.get('/api/v1/admin/announcements', on(listAdminAnnouncements))
+  api.post('/api/v1/admin/announcements', on(createAdminAnnouncement))
+  api.put('/api/v1/admin/announcements/:id', on(updateAdminAnnouncement))
+  api.delete('/api/v1/admin/announcements/:id', on(deleteAdminAnnouncement))
+  api.post('/api/v1/admin/announcements/:id/publish', on(publishAdminAnnouncement))
+  api.post('/api/v1/admin/announcements/:id/unpublish', on(unpublishAdminAnnouncement))
   api.get('/api/v1/admin/webhooks', on(listWebhooks))
   api.get('/api/v1/admin/webhooks/:id', on(showWebhook))
   api.post('/api/v1/admin/webhooks', on(createWebhook))

@@ -480,6 +480,27 @@ export const ROUTES: readonly Route[] = [
   admin('POST', '/api/v1/admin/webhooks/:id/enable', ['admin:write'], 'manage_webhooks'),
   admin('POST', '/api/v1/admin/webhooks/:id/disable', ['admin:write'], 'manage_webhooks'),
   admin('POST', '/api/v1/admin/webhooks/:id/rotate_secret', ['admin:write'], 'manage_webhooks'),
+  // Server settings, rules and announcements: Roost additions (Mastodon's settings pages; docs/moderation.md).
+  admin('GET', '/api/v1/admin/settings', ['admin:read'], 'manage_settings'),
+  admin('PUT', '/api/v1/admin/settings', ['admin:write'], 'manage_settings', {
+    params: P.adminSettingsParams,
+  }),
+  admin('GET', '/api/v1/admin/rules', ['admin:read'], 'manage_rules'),
+  admin('POST', '/api/v1/admin/rules', ['admin:write'], 'manage_rules', { params: P.adminRuleParams }),
+  admin('PUT', '/api/v1/admin/rules/:id', ['admin:write'], 'manage_rules', { params: P.adminRuleParams }),
+  admin('DELETE', '/api/v1/admin/rules/:id', ['admin:write'], 'manage_rules'),
+  admin('GET', '/api/v1/admin/announcements', ['admin:read'], 'manage_announcements', {
+    params: P.pageParams,
+  }),
+  admin('POST', '/api/v1/admin/announcements', ['admin:write'], 'manage_announcements', {
+    params: P.adminAnnouncementParams,
+  }),
+  admin('PUT', '/api/v1/admin/announcements/:id', ['admin:write'], 'manage_announcements', {
+    params: P.adminAnnouncementParams,
+  }),
+  admin('DELETE', '/api/v1/admin/announcements/:id', ['admin:write'], 'manage_announcements'),
+  admin('POST', '/api/v1/admin/announcements/:id/publish', ['admin:write'], 'manage_announcements'),
+  admin('POST', '/api/v1/admin/announcements/:id/unpublish', ['admin:write'], 'manage_announcements'),
   // The audit log: a Roost addition (Mastodon's audit log page; docs/moderation.md, "Audit log").
   admin('GET', '/api/v1/admin/action_logs', ['admin:read'], 'view_audit_log', {
     params: P.adminActionLogParams,

@@ -147,3 +147,42 @@ export const adminWebhookParams = z.object({
   events: param.list(),
   enabled: param.bool(),
 })
+
+/**
+ * PUT /api/v1/admin/settings (a Roost addition; docs/moderation.md, "Server settings"): Mastodon's setting names;
+ * only the given ones change.
+ */
+export const adminSettingsParams = z.object({
+  site_title: param.text({ maxChars: 200 }),
+  site_short_description: param.text({ maxChars: 2000 }),
+  site_extended_description: param.text({ maxChars: 100_000 }),
+  site_contact_username: param.text({ maxChars: 30 }),
+  site_contact_email: param.text({ maxChars: 320 }),
+  registrations_mode: param.oneOf(
+    ['open', 'approved', 'none'],
+    'Validation failed: Registrations mode is not included in the list',
+  ),
+  closed_registrations_message: param.text({ maxChars: 5000 }),
+  require_invite_text: param.bool(),
+  languages: param.list(),
+  limited_federation_mode: param.bool(),
+})
+
+/** POST /api/v1/admin/rules and PUT /api/v1/admin/rules/:id (Roost additions): a rule's text, hint and place. */
+export const adminRuleParams = z.object({
+  text: param.text({ maxChars: 1000 }),
+  hint: param.text({ maxChars: 2000 }),
+  priority: param.int(),
+})
+
+/**
+ * POST /api/v1/admin/announcements and PUT /api/v1/admin/announcements/:id (Roost additions): the text, when it
+ * runs (ISO 8601 times; blank clears), whether all day, and on create whether it is published at once.
+ */
+export const adminAnnouncementParams = z.object({
+  text: param.text({ maxChars: 5000 }),
+  starts_at: param.text(),
+  ends_at: param.text(),
+  all_day: param.bool(),
+  published: param.bool(),
+})
