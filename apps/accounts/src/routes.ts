@@ -72,10 +72,14 @@ import { verifyCredentials } from './api/v1/accounts/verify_credentials'
 import {
   accountAction,
   approveAccount,
+  deleteAdminAccount,
+  enableAccount,
   listAdminAccounts,
   listAdminAccountsV2,
   rejectAccount,
   showAdminAccount,
+  unsensitiveAccount,
+  unsilenceAccount,
   unsuspend,
 } from './api/v1/admin/accounts'
 import { customEmojis } from './api/v1/custom_emojis'
@@ -113,6 +117,7 @@ import {
   assignReportToSelf,
   listAdminReports,
   reopenReport,
+  updateAdminReport,
   resolveReport,
   showAdminReport,
   unassignReport,
@@ -173,6 +178,58 @@ import { instanceActivity, instancePeers } from './api/v1/instance_activity'
 import { listAdminInstances } from './api/v1/admin/instances'
 import { createRelay, deleteRelay, disableRelay, enableRelay, listRelays } from './api/v1/admin/relays'
 import { showAsyncRefresh } from './api/v1_alpha/async_refreshes'
+import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
+import { listActionLogs } from './api/v1/admin/action_logs'
+import {
+  adminTrendLinks,
+  adminTrendStatuses,
+  adminTrendTags,
+  approveTrendStatus,
+  approveTrendTag,
+  rejectTrendStatus,
+  rejectTrendTag,
+  reviewTrendLink,
+} from './api/v1/admin/trends'
+import {
+  createCanonicalEmailBlock,
+  createDomainAllow,
+  createEmailDomainBlock,
+  deleteCanonicalEmailBlock,
+  deleteDomainAllow,
+  deleteEmailDomainBlock,
+  listCanonicalEmailBlocks,
+  listDomainAllows,
+  listEmailDomainBlocks,
+  showCanonicalEmailBlock,
+  showDomainAllow,
+  showEmailDomainBlock,
+  testCanonicalEmailBlocks,
+} from './api/v1/admin/email_blocks'
+import { dimensions, measures, queueHealth, retention } from './api/v1/admin/metrics'
+import {
+  createAdminAnnouncement,
+  createAdminRule,
+  deleteAdminAnnouncement,
+  deleteAdminRule,
+  listAdminAnnouncements,
+  listAdminRules,
+  publishAdminAnnouncement,
+  showSettings,
+  unpublishAdminAnnouncement,
+  updateAdminAnnouncement,
+  updateAdminRule,
+  updateSettings,
+} from './api/v1/admin/server'
+import {
+  createWebhook,
+  deleteWebhook,
+  disableWebhook,
+  enableWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  showWebhook,
+  updateWebhook,
+} from './api/v1/admin/webhooks'
 import { instanceV2 } from './api/v2/instance'
 import { searchRoute, searchRouteV1 } from './api/v2/search'
 import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
@@ -359,6 +416,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/admin/accounts/:id/reject', on(rejectAccount))
   api.post('/api/v1/admin/accounts/:id/action', on(accountAction))
   api.post('/api/v1/admin/accounts/:id/unsuspend', on(unsuspend))
+  api.post('/api/v1/admin/accounts/:id/enable', on(enableAccount))
+  api.post('/api/v1/admin/accounts/:id/unsilence', on(unsilenceAccount))
+  api.post('/api/v1/admin/accounts/:id/unsensitive', on(unsensitiveAccount))
+  api.delete('/api/v1/admin/accounts/:id', on(deleteAdminAccount))
 
   api.get('/api/v1/instance', on(instanceV1))
   api.get('/api/v2/instance', on(instanceV2))
@@ -392,6 +453,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/reports', on(postReport))
   api.get('/api/v1/admin/reports', on(listAdminReports))
   api.get('/api/v1/admin/reports/:id', on(showAdminReport))
+  api.put('/api/v1/admin/reports/:id', on(updateAdminReport))
   api.post('/api/v1/admin/reports/:id/assign_to_self', on(assignReportToSelf))
   api.post('/api/v1/admin/reports/:id/unassign', on(unassignReport))
   api.post('/api/v1/admin/reports/:id/resolve', on(resolveReport))
@@ -562,4 +624,57 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.patch('/api/v1/admin/custom_emojis/:id', on(updateAdminEmoji))
   api.delete('/api/v1/admin/custom_emojis/:id', on(deleteAdminEmoji))
   api.post('/api/v1/admin/custom_emojis/:id/copy', on(copyAdminEmoji))
+  api.get('/api/v1/admin/roles', on(listRoles))
+  api.get('/api/v1/admin/roles/:id', on(showRole))
+  api.post('/api/v1/admin/roles', on(createRole))
+  api.put('/api/v1/admin/roles/:id', on(updateRole))
+  api.delete('/api/v1/admin/roles/:id', on(deleteRole))
+  api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
+  api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.get('/api/v1/admin/trends/tags', on(adminTrendTags))
+  api.post('/api/v1/admin/trends/tags/:id/approve', on(approveTrendTag))
+  api.post('/api/v1/admin/trends/tags/:id/reject', on(rejectTrendTag))
+  api.get('/api/v1/admin/trends/statuses', on(adminTrendStatuses))
+  api.post('/api/v1/admin/trends/statuses/:id/approve', on(approveTrendStatus))
+  api.post('/api/v1/admin/trends/statuses/:id/reject', on(rejectTrendStatus))
+  api.get('/api/v1/admin/trends/links', on(adminTrendLinks))
+  api.post('/api/v1/admin/trends/links/:id/approve', on(reviewTrendLink))
+  api.post('/api/v1/admin/trends/links/:id/reject', on(reviewTrendLink))
+  api.get('/api/v1/admin/domain_allows', on(listDomainAllows))
+  api.get('/api/v1/admin/domain_allows/:id', on(showDomainAllow))
+  api.post('/api/v1/admin/domain_allows', on(createDomainAllow))
+  api.delete('/api/v1/admin/domain_allows/:id', on(deleteDomainAllow))
+  api.get('/api/v1/admin/email_domain_blocks', on(listEmailDomainBlocks))
+  api.get('/api/v1/admin/email_domain_blocks/:id', on(showEmailDomainBlock))
+  api.post('/api/v1/admin/email_domain_blocks', on(createEmailDomainBlock))
+  api.delete('/api/v1/admin/email_domain_blocks/:id', on(deleteEmailDomainBlock))
+  api.get('/api/v1/admin/canonical_email_blocks', on(listCanonicalEmailBlocks))
+  api.get('/api/v1/admin/canonical_email_blocks/:id', on(showCanonicalEmailBlock))
+  api.post('/api/v1/admin/canonical_email_blocks', on(createCanonicalEmailBlock))
+  api.post('/api/v1/admin/canonical_email_blocks/test', on(testCanonicalEmailBlocks))
+  api.delete('/api/v1/admin/canonical_email_blocks/:id', on(deleteCanonicalEmailBlock))
+  api.post('/api/v1/admin/measures', on(measures))
+  api.post('/api/v1/admin/dimensions', on(dimensions))
+  api.post('/api/v1/admin/retention', on(retention))
+  api.get('/api/v1/admin/queues', on(queueHealth))
+  api.get('/api/v1/admin/settings', on(showSettings))
+  api.put('/api/v1/admin/settings', on(updateSettings))
+  api.get('/api/v1/admin/rules', on(listAdminRules))
+  api.post('/api/v1/admin/rules', on(createAdminRule))
+  api.put('/api/v1/admin/rules/:id', on(updateAdminRule))
+  api.delete('/api/v1/admin/rules/:id', on(deleteAdminRule))
+  api.get('/api/v1/admin/announcements', on(listAdminAnnouncements))
+  api.post('/api/v1/admin/announcements', on(createAdminAnnouncement))
+  api.put('/api/v1/admin/announcements/:id', on(updateAdminAnnouncement))
+  api.delete('/api/v1/admin/announcements/:id', on(deleteAdminAnnouncement))
+  api.post('/api/v1/admin/announcements/:id/publish', on(publishAdminAnnouncement))
+  api.post('/api/v1/admin/announcements/:id/unpublish', on(unpublishAdminAnnouncement))
+  api.get('/api/v1/admin/webhooks', on(listWebhooks))
+  api.get('/api/v1/admin/webhooks/:id', on(showWebhook))
+  api.post('/api/v1/admin/webhooks', on(createWebhook))
+  api.put('/api/v1/admin/webhooks/:id', on(updateWebhook))
+  api.delete('/api/v1/admin/webhooks/:id', on(deleteWebhook))
+  api.post('/api/v1/admin/webhooks/:id/enable', on(enableWebhook))
+  api.post('/api/v1/admin/webhooks/:id/disable', on(disableWebhook))
+  api.post('/api/v1/admin/webhooks/:id/rotate_secret', on(rotateWebhookSecret))
 }

@@ -1,7 +1,14 @@
 import { Counter } from 'prom-client'
 import { createDatabase } from '@roost/db'
 import { createProducers, createQueueWorkers, createRedis, QUEUES } from '@roost/events'
-import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import {
+  createApp,
+  createLogger,
+  createMetrics,
+  createOutboundClient,
+  finishApp,
+  lifecycle,
+} from '@roost/service'
 import type { AccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
@@ -13,6 +20,9 @@ import { refreshStaleAccounts } from './federation/refresh'
 import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
+import { webhooksProcessor } from './worker/webhooks'
+import { publishWebhookEvents, wantedWebhookEvents } from './domain/webhooks'
+import { PRIVATE_RANGES } from './federation/transport/client'
 import { createMailer } from './mail/transport'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
@@ -64,7 +74,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     logger,
   })
-  const { activities, timers, inbox, deliveries, media, mail } = workers.queues
+  const { activities, timers, inbox, deliveries, media, mail, webhooks } = workers.queues
   const files = mediaFilesOf(config)
   const urls = urlsOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
@@ -81,11 +91,18 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
     mediaQueue: media,
     remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
+    webhookEvents: () => wantedWebhookEvents(db, redis, config.REDIS_PREFIX),
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const mailer = createMailer(config, logger)
   if (!config.SMTP_SERVER)
     logger.warn({ dir: config.MAIL_DIR }, 'no SMTP_SERVER: mail is written to files, not sent')
+  // Webhooks go to addresses an admin typed: the same guard as federation's requests (docs/moderation.md).
+  const webhookClient = createOutboundClient({
+    allowHttp: config.FEDERATION_ALLOW_HTTP,
+    allowedPrivateAddresses: config.FEDERATION_ALLOW_HTTP ? PRIVATE_RANGES : '',
+    userAgent: `Roost (+${urls.base}/)`,
+  })
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
   const fetchSlots = createHostSlots(
     redis,
@@ -128,6 +145,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       concurrency: config.FEDERATION_FETCH_CONCURRENCY,
     }),
     [QUEUES.mail]: mailProcessor({ db, config, mailer, concurrency }),
+    [QUEUES.webhooks]: webhooksProcessor({ db, config, client: webhookClient, queue: webhooks }),
     [QUEUES.accountData]: accountDataProcessor({
       db,
       files,
@@ -157,6 +175,11 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       void scheduleMediaCleanup(timers).catch((err) =>
         logger.warn({ err }, 'the daily media cleanup was not scheduled; it will be at the next start'),
       )
+      // The admin webhooks' events for the activities consumer, ready before the first activity (a missing key
+      // would cost a post a statement: docs/performance.md); in the background, as above.
+      void publishWebhookEvents(db, redis, config.REDIS_PREFIX).catch((err) =>
+        logger.warn({ err }, 'the webhooks were not published; the first activity will'),
+      )
       workers.start(processors)
       relay.start()
       sweeper = setInterval(() => {
@@ -177,6 +200,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       federation.close()
       files.close?.()
       mailer.close()
+      webhookClient.close()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())

@@ -71,7 +71,22 @@ export async function domainPolicy(db: Knex, domain: string | null | undefined):
 
 /** Whether a domain is suspended: nothing from it is accepted, nothing is sent to it (Mastodon's `blocked?`). */
 export async function isDomainBlocked(db: Knex, domain: string | null | undefined): Promise<boolean> {
-  return (await domainBlockFor(db, domain))?.severity === 'suspend'
+  if (!domain) return false
+  const variants = blockVariants(domain)
+  if (!variants.length) return false
+  // One statement: the most specific block, and limited federation mode (the `limited_federation_mode` setting,
+  // docs/moderation.md, "Domain allows"): then only allowed domains and those below them are federated with.
+  const { rows } = await db.raw<{
+    rows: { severity: string | null; limited: boolean | null; allowed: boolean }[]
+  }>(
+    `SELECT (SELECT severity FROM domain_blocks WHERE domain = ANY(:variants)
+              ORDER BY char_length(domain) DESC LIMIT 1) AS severity,
+            (SELECT value = 'true'::jsonb FROM server_settings WHERE key = 'limited_federation_mode') AS limited,
+            EXISTS (SELECT 1 FROM domain_allows WHERE domain = ANY(:variants)) AS allowed`,
+    { variants },
+  )
+  const row = rows[0]!
+  return row.severity === 'suspend' || (!!row.limited && !row.allowed)
 }
 
 /** Whether the host of a URL (an inbox, an actor, a key id) is suspended. A URL that does not parse is not. */

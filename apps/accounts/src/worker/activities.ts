@@ -18,6 +18,7 @@ import type { Feeds } from '../feeds/context'
 import type { Federation } from '../federation/transport/client'
 import type { Deliver } from '../federation/transport/delivery-queue'
 import type { StreamingPublisher } from '../streaming/publisher'
+import { webhooksConsumer } from '../activities/webhooks'
 
 /**
  * The consumers of activities, by the name docs/activities.md ("What each event sets off") gives them, in the
@@ -35,6 +36,8 @@ export function createConsumers(d: {
   /** The `media` queue, where remote attachments wait to be copied (docs/federation.md, "Remote media"). */
   mediaQueue: Queue
   remoteMediaRetryBaseMs: number
+  /** The events some enabled admin webhook wants (wantedWebhookEvents, domain/webhooks.ts). */
+  webhookEvents: () => Promise<Set<string>>
 }) {
   return {
     notifications: notificationsConsumer(d.db, d.urls, d.streaming),
@@ -47,6 +50,7 @@ export function createConsumers(d: {
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
     // After the others too: it reads the pages profile fields link to, bounded as every fetch is.
     profileLinks: profileLinksConsumer(d.federation),
+    webhooks: webhooksConsumer(d.db, d.webhookEvents),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

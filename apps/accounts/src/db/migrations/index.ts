@@ -48,6 +48,13 @@ import * as remoteFieldHtml from './20261130010000_remote_field_html'
 import * as relays from './20261130020001_relays'
 import * as fetchMarks from './20261130020002_fetch_marks'
 import * as signatureSchemes from './20261130030001_signature_schemes'
+import * as userRoles from './20261130040001_user_roles'
+import * as adminActionLogs from './20261130040002_admin_action_logs'
+import * as sensitizedAccounts from './20261130040003_sensitized_accounts'
+import * as webhooks from './20261130040004_webhooks'
+import * as serverSettings from './20261130040005_server_settings'
+import * as allowsAndEmailBlocks from './20261130040006_allows_and_email_blocks'
+import * as statusTrendable from './20261130040007_status_trendable'
 import * as notificationPolicies from './20261130070001_notification_policies'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
@@ -110,5 +117,12 @@ export const migrations: Migration[] = [
   { name: '20261130020001_relays', ...relays },
   { name: '20261130020002_fetch_marks', ...fetchMarks },
   { name: '20261130030001_signature_schemes', ...signatureSchemes },
+  { name: '20261130040001_user_roles', ...userRoles },
+  { name: '20261130040002_admin_action_logs', ...adminActionLogs },
+  { name: '20261130040003_sensitized_accounts', ...sensitizedAccounts },
+  { name: '20261130040004_webhooks', ...webhooks },
+  { name: '20261130040005_server_settings', ...serverSettings },
+  { name: '20261130040006_allows_and_email_blocks', ...allowsAndEmailBlocks },
+  { name: '20261130040007_status_trendable', ...statusTrendable },
   { name: '20261130070001_notification_policies', ...notificationPolicies },
 ]

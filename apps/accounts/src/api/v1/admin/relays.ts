@@ -11,7 +11,8 @@ import * as outbox from '../../../outbox/outbox'
 import { isUrlBlocked } from '../../../federation/domain-blocks'
 import { PUBLIC, relayEntity } from '../../../federation/relays'
 import { instanceActorUri } from '../../../federation/uris'
-import { requireAdmin } from '../../../users/current'
+import { logAction } from '../../../domain/action_log'
+import { requirePermission } from '../../../users/roles'
 
 /**
  * Relays, a Roost addition (Mastodon manages them in its web admin only, Admin::RelaysController; docs/federation.md,
@@ -20,6 +21,16 @@ import { requireAdmin } from '../../../users/current'
  */
 
 const invalid = (message: string) => unprocessable(`Validation failed: ${message}`)
+
+/** Each change goes in the audit log (docs/moderation.md), in the change's own transaction. */
+const logged = (trx: Knex, accountId: string, action: string, relay: RelayRow) =>
+  logAction(trx, {
+    accountId,
+    action,
+    targetType: 'Relay',
+    targetId: String(relay.id),
+    humanIdentifier: relay.inbox_url,
+  })
 
 async function findRelay(db: Knex, id: unknown): Promise<RelayRow> {
   const relayId = parseId(id)
@@ -59,7 +70,7 @@ async function disable(trx: Knex.Transaction, row: RelayRow) {
 
 /** GET /api/v1/admin/relays — every relay, oldest first (there are a handful). */
 export async function listRelays(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  await requirePermission(ctx, req)
   const rows = await ctx.db<RelayRow>('relays').orderBy('id')
   res.json(rows.map(relayEntity))
 }
@@ -69,7 +80,7 @@ export async function listRelays(ctx: AccountsContext, req: Request, res: Respon
  * server, not added already (422 otherwise, as Mastodon's validations); the relay is enabled at once.
  */
 export async function createRelay(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const p = readParams(req, adminRelayParams)
   const given = p.inbox_url?.trim()
   if (!given) throw invalid("Inbox URL can't be blank")
@@ -90,6 +101,7 @@ export async function createRelay(ctx: AccountsContext, req: Request, res: Respo
       .ignore()
       .returning('*')
     if (!created) throw invalid('Inbox URL has already been taken')
+    await logged(trx, staff.account.id, 'create', created)
     return ctx.config.FEDERATION ? enable(ctx, trx, created) : created
   })
   res.json(relayEntity(row))
@@ -97,11 +109,12 @@ export async function createRelay(ctx: AccountsContext, req: Request, res: Respo
 
 /** POST /api/v1/admin/relays/:id/enable — a relay enabled already is left as it is. */
 export async function enableRelay(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const found = await findRelay(ctx.db, req.params.id)
   if (!ctx.config.FEDERATION) throw unprocessable('Federation is off')
   const row = await ctx.db.transaction(async (trx) => {
     const current = await findRelay(trx, found.id)
+    await logged(trx, staff.account.id, 'enable', current)
     return current.state === 'pending' || current.state === 'accepted' ? current : enable(ctx, trx, current)
   })
   res.json(relayEntity(row))
@@ -109,18 +122,24 @@ export async function enableRelay(ctx: AccountsContext, req: Request, res: Respo
 
 /** POST /api/v1/admin/relays/:id/disable — sends the Undo; the relay stays listed, `idle`. */
 export async function disableRelay(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const found = await findRelay(ctx.db, req.params.id)
-  const row = await ctx.db.transaction(async (trx) => disable(trx, await findRelay(trx, found.id)))
+  const row = await ctx.db.transaction(async (trx) => {
+    const current = await findRelay(trx, found.id)
+    await logged(trx, staff.account.id, 'disable', current)
+    return disable(trx, current)
+  })
   res.json(relayEntity(row))
 }
 
 /** DELETE /api/v1/admin/relays/:id — disables (the Undo) and removes; answers `{}`. */
 export async function deleteRelay(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const found = await findRelay(ctx.db, req.params.id)
   await ctx.db.transaction(async (trx) => {
-    await disable(trx, await findRelay(trx, found.id))
+    const current = await findRelay(trx, found.id)
+    await logged(trx, staff.account.id, 'destroy', current)
+    await disable(trx, current)
     await trx('relays').where({ id: found.id }).delete()
   })
   res.json({})
