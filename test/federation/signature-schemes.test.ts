@@ -1,3 +1,4 @@
+import { createHash, createPublicKey } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createLogger, createOutboundClient } from '@roost/service'
@@ -13,6 +14,12 @@ import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { startPeer } from './peer'
 import type { Peer } from './peer'
+import { startMiniPeer } from './mini-peer'
+import type { MiniPeer } from './mini-peer'
+// An independent implementation of RFC 9421 (dhensby/node-http-message-signatures, written from the RFC and its
+// test vectors, not from Mastodon's or Roost's code), a test-only dev dependency: it runs on Node 20, which the
+// Fedify releases that speak RFC 9421 (1.6+) do not.
+import { createSigner, createVerifier, httpbis } from 'http-message-signatures'
 
 const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
 jest.setTimeout(300_000)
@@ -22,7 +29,9 @@ jest.setTimeout(300_000)
  * each other's accounts with RFC 9421 both ways (and take RFC 9421 signed with each other's real keys, refusing a
  * changed one); against the Fedify peer (Fedify 1.5.9, which speaks only draft-cavage) Roost double-knocks: RFC 9421
  * is refused with a 401, draft-cavage goes through and is remembered; and against a loopback server that accepts one
- * scheme only, each side of the double knock, and the memory per host, shared through Postgres.
+ * scheme only, each side of the double knock, and the memory per host, shared through Postgres. RFC 9421 is also
+ * shown against an independent implementation (http-message-signatures): a request it signs as Mastodon 4.5 does is
+ * taken (and refused with its body changed), and a delivery Roost signs verifies with it.
  */
 let a: Stack
 let b: Stack
@@ -210,5 +219,86 @@ describe('double-knocking against a server that accepts one scheme only', () => 
       { scheme: 'draft-cavage', status: 401 },
       { scheme: 'rfc9421', status: 202 },
     ])
+  })
+})
+
+describe('RFC 9421 with an independent implementation (http-message-signatures)', () => {
+  let mini: MiniPeer
+  beforeAll(async () => {
+    mini = await startMiniPeer()
+  })
+  afterAll(async () => {
+    await mini?.stop()
+  })
+
+  it("a request it signs as Mastodon 4.5 does is taken, refused with its body changed; Roost's delivery verifies with it", async () => {
+    const mona = mini.actor('mona')
+    const inbox = `${a.url}/users/alice/inbox`
+    const follow = JSON.stringify({
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${mona.uri}#follows/1`,
+      type: 'Follow',
+      actor: mona.uri,
+      object: `${a.url}/users/alice`,
+    })
+    // As Mastodon 4.5 signs: ("@method" "@target-uri" "content-digest");created;keyid, RSA v1.5 SHA-256, no alg.
+    const signed = await httpbis.signMessage(
+      {
+        key: createSigner(mona.privateKey, 'rsa-v1_5-sha256', mona.keyId),
+        fields: ['@method', '@target-uri', 'content-digest'],
+        params: ['created', 'keyid'],
+      },
+      {
+        method: 'POST',
+        url: inbox,
+        headers: {
+          'content-type': 'application/activity+json',
+          'content-digest': `sha-256=:${createHash('sha256').update(follow).digest('base64')}:`,
+        } as Record<string, string>,
+      },
+    )
+    expect(signed.headers['Signature-Input']).toMatch(
+      /^sig=\("@method" "@target-uri" "content-digest"\);created=\d+;keyid="/,
+    )
+    const send = (body: string) => fetch(inbox, { method: 'POST', headers: signed.headers, body })
+    const changed = await send(follow.replace('#follows/1', '#follows/2'))
+    expect(changed.status).toBe(401)
+    expect(((await changed.json()) as { error: string }).error).toMatch(/^Invalid Digest value\./)
+    expect((await send(follow)).status).toBe(202)
+
+    // alice accepts: the Accept goes to mona's server signed RFC 9421 (tried first), which the library verifies
+    // with the key from alice's actor document.
+    const accept = await eventually(async () => mini.received.find((r) => r.activity.type === 'Accept'))
+    expect(accept.headers['signature-input']).toBeDefined()
+    const actor = (await (
+      await fetch(`${a.url}/users/alice`, { headers: { accept: 'application/activity+json' } })
+    ).json()) as { publicKey: { id: string; publicKeyPem: string } }
+    const headers = Object.fromEntries(
+      Object.entries(accept.headers).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    )
+    const verify = (h: Record<string, string>) =>
+      httpbis.verifyMessage(
+        {
+          keyLookup: async ({ keyid }) =>
+            keyid === actor.publicKey.id
+              ? {
+                  id: keyid,
+                  algs: ['rsa-v1_5-sha256'],
+                  verify: createVerifier(createPublicKey(actor.publicKey.publicKeyPem), 'rsa-v1_5-sha256'),
+                }
+              : null,
+          requiredFields: ['@method', '@target-uri', 'content-digest'],
+          requiredParams: ['created', 'keyid'],
+        },
+        { method: 'POST', url: `${mini.base}${accept.path}`, headers: h },
+      )
+    expect(await verify(headers)).toBe(true)
+    // The digest it signed is the body's (RFC 9530), and a changed digest no longer verifies.
+    expect(headers['content-digest']).toBe(
+      `sha-256=:${createHash('sha256').update(accept.body).digest('base64')}:`,
+    )
+    expect(
+      await verify({ ...headers, 'content-digest': `sha-256=:${Buffer.alloc(32).toString('base64')}:` }),
+    ).toBe(false)
   })
 })
