@@ -8,16 +8,16 @@ import type { Stack } from '../stack'
 let stack: Stack
 let owner: { token: string; accountId: string }
 let admin: { token: string; accountId: string }
+const staff = async (role: string) => {
+  const user = await stack.createUser({ role })
+  return {
+    token: await stack.userToken('read write admin:read admin:write', user),
+    accountId: user.accountId,
+  }
+}
 beforeAll(async () => {
   // Webhook receivers listen on loopback, reachable as federation peers are in tests.
   stack = await startStack({ env: { RATE_LIMITS: 'off', FEDERATION_ALLOW_HTTP: 'true' } })
-  const staff = async (role: string) => {
-    const user = await stack.createUser({ role })
-    return {
-      token: await stack.userToken('read write admin:read admin:write', user),
-      accountId: user.accountId,
-    }
-  }
   owner = await staff('owner')
   admin = await staff('admin')
 })
@@ -254,7 +254,11 @@ describe('dashboard', () => {
     expect(cohorts.body).toHaveLength(1)
     expect(cohorts.body[0]).toMatchObject({ period: `${today}T00:00:00Z`, frequency: 'day' })
 
-    await as(admin).get('/api/v1/admin/queues').expect(403)
+    // view_devops: not a Moderator's; the seeded Admin holds it in Roost (docs/moderation.md).
+    await as(await staff('moderator'))
+      .get('/api/v1/admin/queues')
+      .expect(403)
+    await as(admin).get('/api/v1/admin/queues').expect(200)
     const queues = await as(owner).get('/api/v1/admin/queues').expect(200)
     expect(queues.body.queues.map((q: { name: string }) => q.name)).toContain('webhooks')
     expect(queues.body.federation).toEqual({ backlog: 0, unavailable_servers: 0 })

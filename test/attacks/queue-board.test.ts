@@ -57,6 +57,13 @@ describe('queued notifications carry no more private text than the push shows, a
     const admin = await stack.createUser({ username: 'boardadmin', role: 'owner' })
     const adminToken = await stack.userToken('read write admin:read', admin)
     const sender = await stack.userToken('read write')
+    // A stranger's direct message would wait as a notification request (filtered, no push): let it through.
+    await stack
+      .api()
+      .patch('/api/v2/notifications/policy')
+      .set(bearer(adminToken))
+      .send({ for_private_mentions: 'accept', for_not_following: 'accept', for_new_accounts: 'accept' })
+      .expect(200)
     const secret = `the launch code is 0000 ${'and more private words '.repeat(20)}`
     await stack
       .api()

@@ -45,11 +45,11 @@ describe('Bull Board at /admin/queues', () => {
       .expect(401)
   })
 
-  it('serves every queue to a token whose role holds view_devops (the Owner), read-only', async () => {
-    // The Admin role, as Mastodon's, has no view_devops: 403.
+  it('serves every queue to a token whose role holds view_devops (the Admin), read-only', async () => {
+    // The Moderator role has no view_devops: 403 (docs/moderation.md).
     const mere = await stack.userToken(
       'admin:read',
-      await stack.createUser({ username: 'mere', role: 'admin' }),
+      await stack.createUser({ username: 'mere', role: 'moderator' }),
     )
     await stack.api().get('/admin/queues/api/queues').set('Authorization', `Bearer ${mere}`).expect(403)
     const admin = await stack.createUser({ username: 'boss', role: 'admin' })

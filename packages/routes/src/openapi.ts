@@ -68,6 +68,20 @@ const operationId = (route: Route) =>
  * The OpenAPI 3.1 document of the public API, built from the route table (method, path, scopes → security)
  * and each route's params schema. The gateway serves it at /api/openapi.json.
  */
+/**
+ * What an operation says beyond Mastodon's API: a Roost addition says so, and an admin route names the Mastodon
+ * permission bit the caller's role must hold (docs/moderation.md).
+ */
+function describe(route: (typeof ROUTES)[number]) {
+  const needs =
+    route.permission && `Needs a role with the \`${route.permission}\` permission (403 otherwise).`
+  const description = [route.description, needs].filter(Boolean).join(' ')
+  return {
+    ...(description ? { description } : {}),
+    ...(route.permission ? { 'x-permission': route.permission } : {}),
+  }
+}
+
 export function openApiDocument(publicUrl: string) {
   const base = publicUrl.replace(/\/$/, '')
   const paths: Record<string, Record<string, unknown>> = {}
@@ -75,16 +89,9 @@ export function openApiDocument(publicUrl: string) {
     const operations = (paths[openApiPath(route.path)] ??= {})
     operations[route.method.toLowerCase()] = {
       operationId: operationId(route),
-      ...(route.description ? { description: route.description } : {}),
       tags: [route.upstream],
       security: securityOf(route),
-      // Admin routes: the Mastodon permission bit the caller's role must hold (docs/moderation.md).
-      ...(route.permission
-        ? {
-            'x-permission': route.permission,
-            description: `Needs a role with the \`${route.permission}\` permission (403 otherwise).`,
-          }
-        : {}),
+      ...describe(route),
       ...parametersOf(route),
       responses: { '200': { description: 'Success' }, '4XX': errorResponse, '5XX': errorResponse },
     }
