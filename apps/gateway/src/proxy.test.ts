@@ -21,7 +21,7 @@ async function upstream() {
 describe('the proxy to a service', () => {
   it('forwards the request unchanged and hands back the answer', async () => {
     const up = await upstream()
-    const proxy = createProxy(up.url, 4, logger)
+    const proxy = createProxy([up.url], 4, logger)
     const app = express().use(proxy.middleware)
     const res = await request(app).get('/api/v1/instance?x=1').set('Authorization', 'Bearer t').expect(200)
     expect(res.body).toEqual({ path: '/api/v1/instance?x=1', authorization: 'Bearer t' })
@@ -32,7 +32,7 @@ describe('the proxy to a service', () => {
   it('answers a Mastodon-style 503 with Retry-After when the service does not answer', async () => {
     const up = await upstream()
     await up.close()
-    const proxy = createProxy(up.url, 4, logger)
+    const proxy = createProxy([up.url], 4, logger)
     const app = express().use(proxy.middleware)
     const res = await request(app).get('/api/v1/instance').expect(503)
     expect(res.body).toEqual({
