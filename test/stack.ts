@@ -205,6 +205,19 @@ export async function startStack(options: StackOptions = {}) {
       gateways: allGateways,
       gatewayUrls,
     },
+    /**
+     * Whether `count` clients listen on `channel` over all streaming copies, each copy subscribed to it (a client
+     * may be on any copy: the gateways take them in turn).
+     */
+    isLive(channel: string, count = 1) {
+      let total = 0
+      for (const copy of allStreaming) {
+        let onCopy = 0
+        while (onCopy < count && copy.hub.isLive(channel, onCopy + 1)) onCopy++
+        total += onCopy
+      }
+      return total >= count
+    },
     /** PgBouncer in front of the database, when the stack runs through it. */
     pgbouncer,
     /** supertest against the gateway (its copies in turn). */

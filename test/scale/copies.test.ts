@@ -78,3 +78,12 @@ it('a scheduled status and a poll’s end each happen once, with both workers sw
   expect((await bob.get('/api/v1/notifications?types[]=poll').expect(200)).body).toHaveLength(1)
   expect((await alice.get('/api/v1/notifications?types[]=poll').expect(200)).body).toHaveLength(1)
 })
+
+it('with one copy of each worker stopped gracefully, the other does all the work, once', async () => {
+  const { stack } = scale
+  // Stopped as SIGTERM stops them: the relay finishes its batch, the workers their jobs (docs/operations.md).
+  const [accountsWorker] = stack.copies.accountsWorkers.splice(1, 1)
+  const [pushWorker] = stack.copies.pushWorkers.splice(1, 1)
+  await Promise.all([accountsWorker!.stop(), pushWorker!.stop()])
+  await roundTrip(scale, 'one_left')
+})
