@@ -54,6 +54,9 @@ export async function startPgBouncer(
       'max_client_conn = 1000',
       'ignore_startup_parameters = extra_float_digits,options',
       'server_reset_query =',
+      // A client waiting for a server connection (Postgres down) is refused after 5 s, not PgBouncer's 120: the
+      // processes answer 503 as they do without a pooler (docs/operations.md, "PgBouncer").
+      'query_wait_timeout = 5',
       'log_connections = 0',
       'log_disconnections = 0',
       '',
