@@ -218,6 +218,27 @@ export async function startStack(options: StackOptions = {}) {
       }
       return total >= count
     },
+    /** Holds back every accounts worker copy (a test that needs nothing but the request to do the work). */
+    async pauseAccountsWorkers() {
+      for (const worker of allAccountsWorkers) await worker.pause()
+    },
+    resumeAccountsWorkers() {
+      for (const worker of allAccountsWorkers) worker.resume()
+    },
+    /** A counter of the push workers' /metrics, summed over the copies: `name{label="value"…}` lines that match. */
+    async pushWorkerCounter(name: string, labels: Record<string, string> = {}) {
+      let total = 0
+      for (const worker of allPushWorkers) {
+        const text = await (await fetch(`${worker.url}/metrics`)).text()
+        for (const line of text.split('\n')) {
+          const match = line.match(/^(\w+)(?:\{([^}]*)\})? (\S+)$/)
+          if (!match || match[1] !== name) continue
+          const has = Object.entries(labels).every(([k, v]) => match[2]?.includes(`${k}="${v}"`))
+          if (has) total += Number(match[3])
+        }
+      }
+      return total
+    },
     /** PgBouncer in front of the database, when the stack runs through it. */
     pgbouncer,
     /** supertest against the gateway (its copies in turn). */
