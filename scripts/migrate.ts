@@ -10,7 +10,9 @@ const MIGRATIONS: Record<string, (url: string) => Promise<string[]>> = {
 }
 
 async function main() {
-  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/roost'
+  // Straight to Postgres: a migration takes a session-level lock, which a pooler in transaction mode cannot keep.
+  const url =
+    process.env.DB_DIRECT_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/roost'
   const wanted = process.argv.slice(2)
   const unknown = wanted.filter((name) => !MIGRATIONS[name])
   if (unknown.length)

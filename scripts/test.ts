@@ -34,6 +34,8 @@ function ensureTools() {
     { name: 'toot', present: () => onPath('toot') },
     // Video, audio and GIF uploads are transcoded, and their tests made, with it (docs/media.md).
     { name: 'ffmpeg', present: () => onPath('ffmpeg') && onPath('ffprobe') },
+    // PgBouncer in transaction mode, which test/scale and ROOST_TEST_PGBOUNCER=1 run the stack through.
+    { name: 'pgbouncer', present: () => existsSync('/usr/sbin/pgbouncer') || onPath('pgbouncer') },
     {
       name: 'python3-mastodon',
       present: () => spawnSync('/usr/bin/python3', ['-c', 'import mastodon']).status === 0,

@@ -5,7 +5,13 @@ import { Queue } from 'bullmq'
 import request from 'supertest'
 import webpush from 'web-push'
 import { bullPrefix, CONSUMERS, createRedis, pendingJobs } from '@roost/events'
-import { createTestDatabase, createRedisPrefix, freePort, TEST_REDIS_URL } from '@roost/testing'
+import {
+  createTestDatabase,
+  createRedisPrefix,
+  freePort,
+  startPgBouncer,
+  TEST_REDIS_URL,
+} from '@roost/testing'
 import { loadAccountsConfig, loadAccountsWorkerConfig } from '../apps/accounts/src/config'
 import { createAccountsService } from '../apps/accounts/src/service'
 import { createAccountsWorker } from '../apps/accounts/src/worker'
@@ -29,6 +35,17 @@ export interface StackOptions {
   pushWorker?: boolean
   /** The host of PUBLIC_URL (default 127.0.0.1): `localhost` where an IP address will not do (WebAuthn's RP ID). */
   publicHost?: string
+  /**
+   * Copies of each process (gateway, accounts, accounts worker, push, push worker, streaming) against the one
+   * database and Redis prefix; default ROOST_TEST_COPIES or 1. The gateways take the service copies in turn (their
+   * upstream variables list every copy); `api()` talks to the gateway copies in turn.
+   */
+  copies?: number
+  /**
+   * Every process reaches Postgres through PgBouncer in transaction mode (packages/testing, startPgBouncer), with
+   * DB_DIRECT_URL for what needs a session; default ROOST_TEST_PGBOUNCER=1. A number is PgBouncer's pool size.
+   */
+  pgbouncer?: boolean | number
 }
 
 /** One signing key per test process: generating is cheap, but there is no reason to do it per stack. */
@@ -74,26 +91,81 @@ export async function startStack(options: StackOptions = {}) {
     MAIL_DIR: path.join(os.tmpdir(), 'roost-test-mail', createRedisPrefix()),
     ...options.env,
   }
-  const accounts = await createAccountsService(loadAccountsConfig(env))
-  const accountsUrl = `http://127.0.0.1:${await accounts.start(0)}`
-  const accountsWorker =
-    options.accountsWorker === false ? undefined : await createAccountsWorker(loadAccountsWorkerConfig(env))
-  await accountsWorker?.start(0)
-  const push = await createPushService(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
-  const pushUrl = `http://127.0.0.1:${await push.start(0)}`
-  const pushWorker =
-    options.pushWorker === false
-      ? undefined
-      : await createPushWorker(loadPushConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
-  await pushWorker?.start(0)
-  const streaming = await createStreamingService(loadStreamingConfig({ ...env, ACCOUNTS_URL: accountsUrl }))
-  const streamingUrl = `http://127.0.0.1:${await streaming.start(0)}`
-  const gateway = await createGateway(
-    loadGatewayConfig({ ...env, ACCOUNTS_URL: accountsUrl, PUSH_URL: pushUrl, STREAMING_URL: streamingUrl }),
+  const copies = options.copies ?? Number(process.env.ROOST_TEST_COPIES ?? 1)
+  const pooled = options.pgbouncer ?? process.env.ROOST_TEST_PGBOUNCER === '1'
+  const pgbouncer = pooled
+    ? await startPgBouncer(env.DATABASE_URL!, ['accounts', 'push'], {
+        poolSize: typeof pooled === 'number' ? pooled : undefined,
+      })
+    : undefined
+  // Through PgBouncer, each service has its own database entry (its search_path); env.DATABASE_URL stays the direct
+  // one, for tests that read the database themselves.
+  const accountsEnv = pgbouncer
+    ? {
+        ...env,
+        DATABASE_URL: pgbouncer.urlFor('accounts'),
+        DB_DIRECT_URL: env.DATABASE_URL!,
+        PREPARED_STATEMENTS: 'false',
+      }
+    : env
+  const pushEnv = pgbouncer
+    ? {
+        ...env,
+        DATABASE_URL: pgbouncer.urlFor('push'),
+        DB_DIRECT_URL: env.DATABASE_URL!,
+        PREPARED_STATEMENTS: 'false',
+      }
+    : env
+  const times = <T>(make: (i: number) => Promise<T>) =>
+    Promise.all(Array.from({ length: copies }, (_, i) => make(i)))
+  const allAccounts = await times(() => createAccountsService(loadAccountsConfig(accountsEnv)))
+  const accountsUrls = await Promise.all(allAccounts.map(async (a) => `http://127.0.0.1:${await a.start(0)}`))
+  const accounts = allAccounts[0]!
+  const accountsUrl = accountsUrls[0]!
+  const allAccountsWorkers =
+    options.accountsWorker === false
+      ? []
+      : await times(() => createAccountsWorker(loadAccountsWorkerConfig(accountsEnv)))
+  for (const worker of allAccountsWorkers) await worker.start(0)
+  const accountsWorker = allAccountsWorkers[0]
+  const allPush = await times(() =>
+    createPushService(loadPushConfig({ ...pushEnv, ACCOUNTS_URL: accountsUrl })),
   )
-  await gateway.start(gatewayPort)
+  const pushUrls = await Promise.all(allPush.map(async (p) => `http://127.0.0.1:${await p.start(0)}`))
+  const push = allPush[0]!
+  const pushUrl = pushUrls[0]!
+  const allPushWorkers =
+    options.pushWorker === false
+      ? []
+      : await times(() => createPushWorker(loadPushConfig({ ...pushEnv, ACCOUNTS_URL: accountsUrl })))
+  for (const worker of allPushWorkers) await worker.start(0)
+  const pushWorker = allPushWorkers[0]
+  const allStreaming = await times(() =>
+    createStreamingService(loadStreamingConfig({ ...env, ACCOUNTS_URL: accountsUrl })),
+  )
+  const streamingUrls = await Promise.all(
+    allStreaming.map(async (s) => `http://127.0.0.1:${await s.start(0)}`),
+  )
+  const streaming = allStreaming[0]!
+  const streamingUrl = streamingUrls[0]!
+  const gatewayEnv = {
+    ...env,
+    ACCOUNTS_URL: accountsUrls.join(','),
+    PUSH_URL: pushUrls.join(','),
+    STREAMING_URL: streamingUrls.join(','),
+  }
+  const allGateways = await times(() => createGateway(loadGatewayConfig(gatewayEnv)))
+  const gatewayUrls: string[] = []
+  for (const [i, g] of allGateways.entries()) {
+    const port = i === 0 ? gatewayPort : await freePort()
+    await g.start(port)
+    gatewayUrls.push(`http://127.0.0.1:${port}`)
+  }
+  const gateway = allGateways[0]!
   const url = env.PUBLIC_URL!
-  const api = () => request(url)
+  // With copies, requests go to the gateway copies in turn (PUBLIC_URL names the first).
+  let nextGateway = 0
+  const api = () => (copies > 1 ? request(gatewayUrls[nextGateway++ % copies]!) : request(url))
   const queueConnection = createRedis(env.REDIS_URL!, { forWorker: true })
   // Every queue a process consumes, watched here whichever process runs its worker.
   const queues = Object.values(CONSUMERS)
@@ -121,7 +193,55 @@ export async function startStack(options: StackOptions = {}) {
     },
     streaming,
     gateway,
-    /** supertest against the gateway. */
+    /** Every copy of each process (one each unless `copies`), the first being the one named above. */
+    copies: {
+      accounts: allAccounts,
+      accountsUrls,
+      accountsWorkers: allAccountsWorkers,
+      push: allPush,
+      pushWorkers: allPushWorkers,
+      streaming: allStreaming,
+      streamingUrls,
+      gateways: allGateways,
+      gatewayUrls,
+    },
+    /**
+     * Whether `count` clients listen on `channel` over all streaming copies, each copy subscribed to it (a client
+     * may be on any copy: the gateways take them in turn).
+     */
+    isLive(channel: string, count = 1) {
+      let total = 0
+      for (const copy of allStreaming) {
+        let onCopy = 0
+        while (onCopy < count && copy.hub.isLive(channel, onCopy + 1)) onCopy++
+        total += onCopy
+      }
+      return total >= count
+    },
+    /** Holds back every accounts worker copy (a test that needs nothing but the request to do the work). */
+    async pauseAccountsWorkers() {
+      for (const worker of allAccountsWorkers) await worker.pause()
+    },
+    resumeAccountsWorkers() {
+      for (const worker of allAccountsWorkers) worker.resume()
+    },
+    /** A counter of the push workers' /metrics, summed over the copies: `name{label="value"…}` lines that match. */
+    async pushWorkerCounter(name: string, labels: Record<string, string> = {}) {
+      let total = 0
+      for (const worker of allPushWorkers) {
+        const text = await (await fetch(`${worker.url}/metrics`)).text()
+        for (const line of text.split('\n')) {
+          const match = line.match(/^(\w+)(?:\{([^}]*)\})? (\S+)$/)
+          if (!match || match[1] !== name) continue
+          const has = Object.entries(labels).every(([k, v]) => match[2]?.includes(`${k}="${v}"`))
+          if (has) total += Number(match[3])
+        }
+      }
+      return total
+    },
+    /** PgBouncer in front of the database, when the stack runs through it. */
+    pgbouncer,
+    /** supertest against the gateway (its copies in turn). */
     api,
 
     /** Registers an app through the gateway. */
@@ -192,7 +312,7 @@ export async function startStack(options: StackOptions = {}) {
         return true
       }
       for (let quietCounts = 0; ;) {
-        await accountsWorker?.relay.flush()
+        for (const worker of allAccountsWorkers) await worker.relay.flush()
         quietCounts = (await quiet()) ? quietCounts + 1 : 0
         if (quietCounts === 2) return
         if (Date.now() > deadline) throw new Error('the activities pipeline did not become quiet')
@@ -201,14 +321,15 @@ export async function startStack(options: StackOptions = {}) {
     },
 
     async stop() {
-      await gateway.stop()
-      await streaming.stop()
-      await pushWorker?.stop()
-      await push.stop()
-      await accountsWorker?.stop()
+      for (const g of allGateways) await g.stop()
+      for (const s of allStreaming) await s.stop()
+      for (const w of allPushWorkers) await w.stop()
+      for (const p of allPush) await p.stop()
+      for (const w of allAccountsWorkers) await w.stop()
       for (const { queue } of queues) await queue.close()
       await queueConnection.quit().catch(() => queueConnection.disconnect())
-      await accounts.stop()
+      for (const a of allAccounts) await a.stop()
+      await pgbouncer?.stop()
     },
   }
   return stack

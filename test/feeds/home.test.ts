@@ -49,13 +49,13 @@ describe('GET /api/v1/timelines/home', () => {
     await follow(me, friend)
     const expected = [await post(friend, 'one'), await post(me, 'two'), await post(friend, 'three')].reverse()
     await stack.drain()
-    await stack.accountsWorker!.pause() // nothing but the read can rebuild it
+    await stack.pauseAccountsWorkers() // nothing but the read can rebuild it
     try {
       await loseFeed(me)
       expect(statusIds(await me.get('/api/v1/timelines/home').expect(200))).toEqual(expected)
       expect(await stack.accountsWorker!.feeds.state(feedOf(me))).toBe('ready')
     } finally {
-      stack.accountsWorker!.resume()
+      stack.resumeAccountsWorkers()
     }
   })
 
@@ -77,7 +77,7 @@ describe('GET /api/v1/timelines/home', () => {
     await post(friend, { status: 'a direct word to someone else', visibility: 'direct' })
     await stack.drain()
 
-    await stack.accountsWorker!.pause()
+    await stack.pauseAccountsWorkers()
     try {
       await loseFeed(me)
       const first = await me.get('/api/v1/timelines/home').expect(206)
@@ -93,7 +93,7 @@ describe('GET /api/v1/timelines/home', () => {
       const above = await me.get(`/api/v1/timelines/home?min_id=${posted[2]}&limit=1`).expect(206)
       expect(statusIds(above)).toEqual([posted[1]])
     } finally {
-      stack.accountsWorker!.resume()
+      stack.resumeAccountsWorkers()
     }
     await stack.drain()
     expect(statusIds(await me.get('/api/v1/timelines/home').expect(200))).toEqual(posted)
@@ -146,11 +146,11 @@ describe('who gets a new status (fan-out on write)', () => {
     expect(await itemsOf(away)).not.toContain(id)
     // Back after the absence: the worker rebuilds the feed from Postgres (Mastodon's RegenerationWorker at sign-in),
     // and meanwhile reads answer 206 with the newest statuses, read from Postgres; then 200.
-    await stack.accountsWorker!.pause()
+    await stack.pauseAccountsWorkers()
     try {
       expect(statusIds(await away.get('/api/v1/timelines/home').expect(206))).toContain(id)
     } finally {
-      stack.accountsWorker!.resume()
+      stack.resumeAccountsWorkers()
     }
     await stack.drain()
     expect(statusIds(await away.get('/api/v1/timelines/home').expect(200))).toContain(id)

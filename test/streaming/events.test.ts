@@ -30,8 +30,7 @@ afterAll(async () => {
   await stack?.stop()
 })
 
-const live = (channel: string, listeners = 1) =>
-  eventually(async () => stack.streaming.hub.isLive(channel, listeners))
+const live = (channel: string, listeners = 1) => eventually(async () => stack.isLive(channel, listeners))
 
 /** A user with a built home feed (so fan-out reaches it) and an open `user` WebSocket. */
 async function streaming(username?: string): Promise<TestUser & { socket: TestSocket }> {

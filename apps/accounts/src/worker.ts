@@ -46,7 +46,7 @@ const SWEEP_EVERY_MS = 60_000
  */
 export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const logger = createLogger('accounts-worker', config.LOG_LEVEL)
-  const db = createDatabase(config.DATABASE_URL, SCHEMA)
+  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, { preparedStatements: config.PREPARED_STATEMENTS })
   const connection = createRedis(config.REDIS_URL, { forWorker: true })
   const redis = createRedis(config.REDIS_URL)
   const metrics = createMetrics('accounts-worker')
@@ -62,7 +62,8 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     logger,
     redis,
     redisPrefix: config.REDIS_PREFIX,
-    databaseUrl: config.DATABASE_URL,
+    // LISTEN holds a session: straight to Postgres when DATABASE_URL is a pooler (docs/operations.md, "PgBouncer").
+    databaseUrl: config.DB_DIRECT_URL ?? config.DATABASE_URL,
     onPublished: (n) => published.inc(n),
   })
   const workers = createQueueWorkers({

@@ -11,6 +11,7 @@ import type { AccessToken, TokenVerifier } from '@roost/auth'
 import { bullPrefix, QUEUES } from '@roost/events'
 import { forbidden, HttpError, invalidToken, outsideScopes, serviceUnavailable } from '@roost/service'
 import type { Logger } from '@roost/service'
+import { upstreamUrls } from './config'
 import type { GatewayConfig } from './config'
 
 export const BOARD_PATH = '/admin/queues'
@@ -87,7 +88,7 @@ export function mountBullBoard(
     if (!state || !verifier || req.query.state !== state || !code)
       return page(res, 403, 'The sign-in did not complete. <a href="login">Try again</a>.')
     const { clientId, clientSecret } = await client.get()
-    const exchange = await fetch(new URL('/oauth/token', config.ACCOUNTS_URL), {
+    const exchange = await fetch(new URL('/oauth/token', upstreamUrls(config.ACCOUNTS_URL)[0]), {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
@@ -162,7 +163,7 @@ function adminCheck(config: GatewayConfig) {
       if (!token.userId || !permits(token.scopes, ['admin:read'])) return false
       const known = verdicts.get(token.tokenId)
       if (known && known.until > Date.now()) return known.admin
-      const res = await fetch(new URL('/api/v1/admin/queues', config.ACCOUNTS_URL), {
+      const res = await fetch(new URL('/api/v1/admin/queues', upstreamUrls(config.ACCOUNTS_URL)[0]), {
         headers: { Authorization: `Bearer ${token.raw}` },
       }).catch(() => undefined)
       if (!res || res.status >= 500) throw serviceUnavailable()
@@ -195,7 +196,7 @@ function withoutPrivateText(data: unknown): unknown {
 function oauthClient(config: GatewayConfig, redirectUri: string, scope: string) {
   let registered: Promise<{ clientId: string; clientSecret: string }> | undefined
   const register = async () => {
-    const res = await fetch(new URL('/api/v1/apps', config.ACCOUNTS_URL), {
+    const res = await fetch(new URL('/api/v1/apps', upstreamUrls(config.ACCOUNTS_URL)[0]), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ client_name: 'Roost queues', redirect_uris: redirectUri, scopes: scope }),

@@ -12,14 +12,33 @@ const envCidrs = z
       .filter(Boolean),
   )
 
+/**
+ * One upstream URL, or several separated by commas: copies of one service, which the gateway takes in turn
+ * (docs/operations.md, "Several copies of each process"). `upstreamUrls` reads the list.
+ */
+const envUpstreams = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => upstreamUrls(v).length > 0 && upstreamUrls(v).every((url) => URL.canParse(url)), {
+      message: 'expected a URL, or several separated by commas',
+    })
+
+/** The URLs of an upstream variable (ACCOUNTS_URL, PUSH_URL, STREAMING_URL). */
+export const upstreamUrls = (value: string) =>
+  value
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean)
+
 /** The gateway's environment (documented in .env.example). */
 export const gatewayEnv = baseEnv.extend({
   GATEWAY_PORT: envPort(3000),
   /** Internal port of /metrics (and the health checks): metrics are not served on the public port. */
   GATEWAY_METRICS_PORT: envPort(3009),
-  ACCOUNTS_URL: z.url().default('http://127.0.0.1:3001'),
-  PUSH_URL: z.url().default('http://127.0.0.1:3002'),
-  STREAMING_URL: z.url().default('http://127.0.0.1:3005'),
+  ACCOUNTS_URL: envUpstreams('http://127.0.0.1:3001'),
+  PUSH_URL: envUpstreams('http://127.0.0.1:3002'),
+  STREAMING_URL: envUpstreams('http://127.0.0.1:3005'),
   /** Upstream sockets kept open per service. */
   GATEWAY_UPSTREAM_SOCKETS: z.coerce.number().int().positive().default(256),
 

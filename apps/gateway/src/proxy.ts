@@ -14,9 +14,12 @@ import type { Handler } from './route-index'
  * `streams`: the upstream answers with long-lived event streams and takes WebSocket upgrades (the streaming
  * service): no answer timeout, a socket per open stream however many there are, and `upgrade` to proxy an
  * upgrade request. Responses are piped through as they come, never buffered.
+ *
+ * Several `targets` (copies of one service) are taken in turn, one request or stream each (docs/operations.md,
+ * "Several copies of each process").
  */
 export function createProxy(
-  target: string,
+  targets: string[],
   sockets: number,
   logger: Logger,
   options: { streams?: boolean } = {},
@@ -32,7 +35,7 @@ export function createProxy(
   // failure a second time. `debugProxyErrorsPlugin` stays: it ends an upstream response whose client went away.
   const answerFailure: Plugin = (proxyServer) => {
     proxyServer.on('error', (err, _req, res) => {
-      logger.error({ err, target }, 'upstream failed')
+      logger.error({ err, targets }, 'upstream failed')
       const out = res as http.ServerResponse
       if ('headersSent' in out && !out.headersSent) {
         const unavailable = serviceUnavailable()
@@ -47,8 +50,11 @@ export function createProxy(
       } else out.end()
     })
   }
+  const target = targets[0]!
+  let next = 0
   const middleware = createProxyMiddleware({
     target,
+    ...(targets.length > 1 ? { router: () => targets[next++ % targets.length]! } : {}),
     agent,
     xfwd: true,
     ...(options.streams ? {} : { proxyTimeout: 30_000 }),

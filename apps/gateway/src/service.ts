@@ -33,6 +33,7 @@ import {
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
 import { corsHeaders, isCorsPath, mountCors } from './cors'
+import { upstreamUrls } from './config'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
 import { mountBullBoard } from './bull-board'
@@ -54,7 +55,7 @@ export async function createGateway(config: GatewayConfig) {
   await redis.connect()
   const revocations = new RevocationList(redis, config.REDIS_PREFIX)
   // jose caches the key set and refetches it when a token names an unknown `kid` (at most every 30 s).
-  const keys = createRemoteJWKSet(new URL('/oauth/jwks', config.ACCOUNTS_URL), {
+  const keys = createRemoteJWKSet(new URL('/oauth/jwks', upstreamUrls(config.ACCOUNTS_URL)[0]), {
     cacheMaxAge: 10 * 60_000,
     cooldownDuration: 30_000,
     timeoutDuration: 5_000,
@@ -66,9 +67,11 @@ export async function createGateway(config: GatewayConfig) {
   const rateLimiter = createRateLimiter(redis, config, logger)
 
   const upstreams: Record<Exclude<Upstream, 'gateway'>, ReturnType<typeof createProxy>> = {
-    accounts: createProxy(config.ACCOUNTS_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
-    push: createProxy(config.PUSH_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger),
-    streaming: createProxy(config.STREAMING_URL, config.GATEWAY_UPSTREAM_SOCKETS, logger, { streams: true }),
+    accounts: createProxy(upstreamUrls(config.ACCOUNTS_URL), config.GATEWAY_UPSTREAM_SOCKETS, logger),
+    push: createProxy(upstreamUrls(config.PUSH_URL), config.GATEWAY_UPSTREAM_SOCKETS, logger),
+    streaming: createProxy(upstreamUrls(config.STREAMING_URL), config.GATEWAY_UPSTREAM_SOCKETS, logger, {
+      streams: true,
+    }),
   }
 
   const metrics = createMetrics('gateway')

@@ -2,7 +2,7 @@ import knexFactory from 'knex'
 import type { Knex } from 'knex'
 import pg from 'pg'
 import type { Page } from '@roost/service'
-import { PreparedStatementsClient } from './prepared-statements'
+import { PreparedStatementsClient, UnnamedStatementsClient } from './prepared-statements'
 
 export type { Knex }
 
@@ -12,11 +12,19 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v)
 
 /**
  * A knex pool on one service's schema: unqualified table names resolve there first. Statements with bindings run
- * prepared (PreparedStatementsClient).
+ * prepared (PreparedStatementsClient), or unnamed with `preparedStatements: false` (PREPARED_STATEMENTS=false, for
+ * PgBouncer in transaction mode: docs/operations.md, "PgBouncer").
  */
-export function createDatabase(url: string, schema: string, pool = { min: 0, max: 10 }): Knex {
+export function createDatabase(
+  url: string,
+  schema: string,
+  pool = { min: 0, max: 10 },
+  options: { preparedStatements?: boolean } = {},
+): Knex {
   return knexFactory({
-    client: PreparedStatementsClient as unknown as typeof Knex.Client,
+    client: (options.preparedStatements === false
+      ? UnnamedStatementsClient
+      : PreparedStatementsClient) as unknown as typeof Knex.Client,
     connection: url,
     searchPath: [schema, 'public'],
     pool: { ...pool, idleTimeoutMillis: 30_000 },

@@ -120,3 +120,13 @@ export class PreparedStatementsClient extends KnexPgClient {
     }
   }
 }
+
+/**
+ * The same dialect (with `= ANY` lists) running every statement unnamed: for a pooler in transaction mode, which hands
+ * each transaction whichever server connection is free, where a statement this connection named may not exist.
+ */
+export class UnnamedStatementsClient extends KnexPgClient {
+  queryCompiler(builder: unknown, formatter: unknown) {
+    return new ArrayListQueryCompiler(this, builder, formatter)
+  }
+}

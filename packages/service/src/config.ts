@@ -9,6 +9,19 @@ export const baseEnv = z.object({
   /** The interface every process listens on: loopback by default, 0.0.0.0 in containers. */
   BIND_HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/roost'),
+  /**
+   * A connection straight to Postgres for what needs a session of its own (LISTEN, migrations) when DATABASE_URL
+   * goes through PgBouncer in transaction mode (docs/operations.md, "PgBouncer"). Empty: DATABASE_URL.
+   */
+  DB_DIRECT_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  /** false runs every statement unnamed (PgBouncer before 1.21 in transaction mode cannot keep named ones). */
+  PREPARED_STATEMENTS: z
+    .string()
+    .optional()
+    .transform((v) => v === undefined || v === '' || /^(true|1|yes|on)$/i.test(v)),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Namespace for every Redis key and BullMQ queue, so environments (and test runs) never collide. */
   REDIS_PREFIX: z
