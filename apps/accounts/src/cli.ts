@@ -355,7 +355,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
   let db: Knex | undefined
   try {
     const config = parseConfig(baseEnv, env)
-    db = createDatabase(config.DATABASE_URL, SCHEMA, { min: 0, max: 2 }, { preparedStatements: config.PREPARED_STATEMENTS })
+    db = createDatabase(
+      config.DATABASE_URL,
+      SCHEMA,
+      { min: 0, max: 2 },
+      { preparedStatements: config.PREPARED_STATEMENTS },
+    )
     console.log(await run(argv, config, db, env))
     return 0
   } catch (err) {

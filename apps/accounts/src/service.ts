@@ -26,7 +26,9 @@ export const migrateAccounts = (databaseUrl: string) => migrateSchema(databaseUr
 /** The accounts service: the OAuth server, accounts, relationships, statuses and notifications. */
 export async function createAccountsService(config: AccountsConfig) {
   const logger = createLogger('accounts', config.LOG_LEVEL)
-  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, { preparedStatements: config.PREPARED_STATEMENTS })
+  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, {
+    preparedStatements: config.PREPARED_STATEMENTS,
+  })
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
   await redis.connect()
   const keys = await loadSigningKeys(config.OAUTH_SIGNING_KEYS, issuerOf(config.PUBLIC_URL))

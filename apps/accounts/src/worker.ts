@@ -46,7 +46,9 @@ const SWEEP_EVERY_MS = 60_000
  */
 export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const logger = createLogger('accounts-worker', config.LOG_LEVEL)
-  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, { preparedStatements: config.PREPARED_STATEMENTS })
+  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, {
+    preparedStatements: config.PREPARED_STATEMENTS,
+  })
   const connection = createRedis(config.REDIS_URL, { forWorker: true })
   const redis = createRedis(config.REDIS_URL)
   const metrics = createMetrics('accounts-worker')

@@ -15,7 +15,9 @@ export const migratePush = (databaseUrl: string) => migrateSchema(databaseUrl, S
 /** The push subscription API (`/api/v1/push/subscription`). The workers are in worker.ts. */
 export async function createPushService(config: PushConfig) {
   const logger = createLogger('push', config.LOG_LEVEL)
-  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, { preparedStatements: config.PREPARED_STATEMENTS })
+  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, {
+    preparedStatements: config.PREPARED_STATEMENTS,
+  })
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
   await redis.connect()
   const verify = createTokenVerifier({

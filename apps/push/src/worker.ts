@@ -28,7 +28,9 @@ const FORGET_EVERY_MS = 3600 * 1000
  */
 export async function createPushWorker(config: PushConfig) {
   const logger = createLogger('push-worker', config.LOG_LEVEL)
-  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, { preparedStatements: config.PREPARED_STATEMENTS })
+  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, {
+    preparedStatements: config.PREPARED_STATEMENTS,
+  })
   const connection = createRedis(config.REDIS_URL, { forWorker: true })
   const metrics = createMetrics('push-worker')
   const backoff = pushBackoff(config.PUSH_RETRY_BASE_MS)
