@@ -1,12 +1,12 @@
 /**
  * Roost's admin command line, in the style of Mastodon's `tootctl accounts …`:
  *
- *   npm run roost -- accounts create NAME --email E [--password P] [--role user|moderator|admin] [--approve]
+ *   npm run roost -- accounts create NAME --email E [--password P] [--role user|moderator|admin|owner] [--approve]
  *   npm run roost -- accounts approve NAME
  *   npm run roost -- accounts confirm NAME
  *   npm run roost -- accounts suspend NAME
  *   npm run roost -- accounts unsuspend NAME
- *   npm run roost -- accounts role NAME user|moderator|admin
+ *   npm run roost -- accounts role NAME user|moderator|admin|owner
  *   npm run roost -- accounts disable-2fa NAME
  *   npm run roost -- accounts alias NAME ACCT [--remove]
  *   npm run roost -- rules list | add TEXT [--hint H] [--priority N] | remove ID
@@ -53,12 +53,12 @@ import { hashPassword } from './domain/password-hashes'
 import { adminDisableTwoFactor } from './domain/two_factor'
 
 const USAGE = `Usage: roost accounts <command>
-  create NAME --email E [--password P] [--role user|moderator|admin] [--approve]
+  create NAME --email E [--password P] [--role user|moderator|admin|owner] [--approve]
   approve NAME      let a pending sign-up in
   confirm NAME      mark the e-mail address as confirmed
   suspend NAME      suspend the account and revoke its tokens
   unsuspend NAME
-  role NAME ROLE    ROLE: user, moderator or admin
+  role NAME ROLE    ROLE: user, moderator, admin or owner
   disable-2fa NAME  turn two-factor sign-in off (every factor lost); the user is told by mail
   alias NAME ACCT [--remove]
                     NAME is also known as ACCT (user, user@domain, or an actor URL), served as its

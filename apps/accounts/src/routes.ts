@@ -72,10 +72,14 @@ import { verifyCredentials } from './api/v1/accounts/verify_credentials'
 import {
   accountAction,
   approveAccount,
+  deleteAdminAccount,
+  enableAccount,
   listAdminAccounts,
   listAdminAccountsV2,
   rejectAccount,
   showAdminAccount,
+  unsensitiveAccount,
+  unsilenceAccount,
   unsuspend,
 } from './api/v1/admin/accounts'
 import { customEmojis } from './api/v1/custom_emojis'
@@ -100,6 +104,7 @@ import {
   assignReportToSelf,
   listAdminReports,
   reopenReport,
+  updateAdminReport,
   resolveReport,
   showAdminReport,
   unassignReport,
@@ -158,6 +163,32 @@ import { preferences } from './api/v1/preferences'
 import { instanceV1 } from './api/v1/instance'
 import { instanceActivity, instancePeers } from './api/v1/instance_activity'
 import { listAdminInstances } from './api/v1/admin/instances'
+import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
+import { listActionLogs } from './api/v1/admin/action_logs'
+import {
+  createAdminAnnouncement,
+  createAdminRule,
+  deleteAdminAnnouncement,
+  deleteAdminRule,
+  listAdminAnnouncements,
+  listAdminRules,
+  publishAdminAnnouncement,
+  showSettings,
+  unpublishAdminAnnouncement,
+  updateAdminAnnouncement,
+  updateAdminRule,
+  updateSettings,
+} from './api/v1/admin/server'
+import {
+  createWebhook,
+  deleteWebhook,
+  disableWebhook,
+  enableWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  showWebhook,
+  updateWebhook,
+} from './api/v1/admin/webhooks'
 import { instanceV2 } from './api/v2/instance'
 import { searchRoute, searchRouteV1 } from './api/v2/search'
 import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
@@ -342,6 +373,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/admin/accounts/:id/reject', on(rejectAccount))
   api.post('/api/v1/admin/accounts/:id/action', on(accountAction))
   api.post('/api/v1/admin/accounts/:id/unsuspend', on(unsuspend))
+  api.post('/api/v1/admin/accounts/:id/enable', on(enableAccount))
+  api.post('/api/v1/admin/accounts/:id/unsilence', on(unsilenceAccount))
+  api.post('/api/v1/admin/accounts/:id/unsensitive', on(unsensitiveAccount))
+  api.delete('/api/v1/admin/accounts/:id', on(deleteAdminAccount))
 
   api.get('/api/v1/instance', on(instanceV1))
   api.get('/api/v2/instance', on(instanceV2))
@@ -375,6 +410,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/reports', on(postReport))
   api.get('/api/v1/admin/reports', on(listAdminReports))
   api.get('/api/v1/admin/reports/:id', on(showAdminReport))
+  api.put('/api/v1/admin/reports/:id', on(updateAdminReport))
   api.post('/api/v1/admin/reports/:id/assign_to_self', on(assignReportToSelf))
   api.post('/api/v1/admin/reports/:id/unassign', on(unassignReport))
   api.post('/api/v1/admin/reports/:id/resolve', on(resolveReport))
@@ -528,4 +564,31 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.patch('/api/v1/admin/custom_emojis/:id', on(updateAdminEmoji))
   api.delete('/api/v1/admin/custom_emojis/:id', on(deleteAdminEmoji))
   api.post('/api/v1/admin/custom_emojis/:id/copy', on(copyAdminEmoji))
+  api.get('/api/v1/admin/roles', on(listRoles))
+  api.get('/api/v1/admin/roles/:id', on(showRole))
+  api.post('/api/v1/admin/roles', on(createRole))
+  api.put('/api/v1/admin/roles/:id', on(updateRole))
+  api.delete('/api/v1/admin/roles/:id', on(deleteRole))
+  api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
+  api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.get('/api/v1/admin/settings', on(showSettings))
+  api.put('/api/v1/admin/settings', on(updateSettings))
+  api.get('/api/v1/admin/rules', on(listAdminRules))
+  api.post('/api/v1/admin/rules', on(createAdminRule))
+  api.put('/api/v1/admin/rules/:id', on(updateAdminRule))
+  api.delete('/api/v1/admin/rules/:id', on(deleteAdminRule))
+  api.get('/api/v1/admin/announcements', on(listAdminAnnouncements))
+  api.post('/api/v1/admin/announcements', on(createAdminAnnouncement))
+  api.put('/api/v1/admin/announcements/:id', on(updateAdminAnnouncement))
+  api.delete('/api/v1/admin/announcements/:id', on(deleteAdminAnnouncement))
+  api.post('/api/v1/admin/announcements/:id/publish', on(publishAdminAnnouncement))
+  api.post('/api/v1/admin/announcements/:id/unpublish', on(unpublishAdminAnnouncement))
+  api.get('/api/v1/admin/webhooks', on(listWebhooks))
+  api.get('/api/v1/admin/webhooks/:id', on(showWebhook))
+  api.post('/api/v1/admin/webhooks', on(createWebhook))
+  api.put('/api/v1/admin/webhooks/:id', on(updateWebhook))
+  api.delete('/api/v1/admin/webhooks/:id', on(deleteWebhook))
+  api.post('/api/v1/admin/webhooks/:id/enable', on(enableWebhook))
+  api.post('/api/v1/admin/webhooks/:id/disable', on(disableWebhook))
+  api.post('/api/v1/admin/webhooks/:id/rotate_secret', on(rotateWebhookSecret))
 }

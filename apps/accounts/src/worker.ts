@@ -1,7 +1,14 @@
 import { Counter } from 'prom-client'
 import { createDatabase } from '@roost/db'
 import { createProducers, createQueueWorkers, createRedis, QUEUES } from '@roost/events'
-import { createApp, createLogger, createMetrics, finishApp, lifecycle } from '@roost/service'
+import {
+  createApp,
+  createLogger,
+  createMetrics,
+  createOutboundClient,
+  finishApp,
+  lifecycle,
+} from '@roost/service'
 import type { AccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
@@ -13,6 +20,8 @@ import { refreshStaleAccounts } from './federation/refresh'
 import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
+import { webhooksProcessor } from './worker/webhooks'
+import { PRIVATE_RANGES } from './federation/transport/client'
 import { createMailer } from './mail/transport'
 import { deliveriesProcessor } from './worker/deliveries'
 import { inboxProcessor } from './worker/inbox'
@@ -61,7 +70,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     metrics,
     logger,
   })
-  const { activities, timers, inbox, deliveries, media, mail } = workers.queues
+  const { activities, timers, inbox, deliveries, media, mail, webhooks } = workers.queues
   const files = mediaFilesOf(config)
   const urls = urlsOf(config)
   const feeds = createFeedStore(redis, config.REDIS_PREFIX)
@@ -84,6 +93,12 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const mailer = createMailer(config, logger)
   if (!config.SMTP_SERVER)
     logger.warn({ dir: config.MAIL_DIR }, 'no SMTP_SERVER: mail is written to files, not sent')
+  // Webhooks go to addresses an admin typed: the same guard as federation's requests (docs/moderation.md).
+  const webhookClient = createOutboundClient({
+    allowHttp: config.FEDERATION_ALLOW_HTTP,
+    allowedPrivateAddresses: config.FEDERATION_ALLOW_HTTP ? PRIVATE_RANGES : '',
+    userAgent: `Roost (+${urls.base}/)`,
+  })
   const hostSlots = createHostSlots(redis, config.REDIS_PREFIX, config.FEDERATION_HOST_CONCURRENCY)
   const processors = {
     [QUEUES.activities]: activitiesProcessor(db, consumers, concurrency),
@@ -112,6 +127,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       timeoutMs: config.MEDIA_TRANSCODE_TIMEOUT_MS,
     }),
     [QUEUES.mail]: mailProcessor({ db, config, mailer, concurrency }),
+    [QUEUES.webhooks]: webhooksProcessor({ db, config, client: webhookClient, queue: webhooks }),
     [QUEUES.accountData]: accountDataProcessor({
       db,
       files,
@@ -161,6 +177,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       federation.close()
       files.close?.()
       mailer.close()
+      webhookClient.close()
       await producers.close()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())

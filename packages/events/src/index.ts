@@ -319,6 +319,31 @@ export const mail = z.discriminatedUnion('event', [
 export type Mail = z.infer<typeof mail>
 export type MailName = Mail['event']
 
+/**
+ * Mastodon's admin webhook events (docs/moderation.md, "Webhooks"), as the webhooks page offers them.
+ */
+export const WEBHOOK_EVENTS = [
+  'account.approved',
+  'account.created',
+  'account.updated',
+  'report.created',
+  'report.updated',
+  'status.created',
+  'status.updated',
+] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+
+/**
+ * Admin webhooks (queue `webhooks`, the accounts worker): an event happened to an object (an account's id for
+ * `account.*`, a report's, a status's), so every enabled webhook subscribed to it gets a delivery; a delivery is
+ * one signed POST of the payload rendered when the event was handled, retried on failure.
+ */
+export const webhookJob = z.discriminatedUnion('event', [
+  event('webhook.triggered', { type: z.enum(WEBHOOK_EVENTS), objectId: id, at: z.string() }),
+  event('webhook.delivery', { webhookId: id, body: z.string() }),
+])
+export type WebhookJob = z.infer<typeof webhookJob>
+
 /** Every event the accounts app's outbox carries, and the queue each goes to. */
 export const outboxEvent = z.discriminatedUnion('event', [
   ...activity.options,
@@ -329,6 +354,7 @@ export const outboxEvent = z.discriminatedUnion('event', [
   ...mediaJob.options,
   ...mail.options,
   ...accountDataJob.options,
+  ...webhookJob.options,
 ])
 export type OutboxEvent = z.infer<typeof outboxEvent>
 export type EventName = OutboxEvent['event']
@@ -343,6 +369,7 @@ const queues = new Map<string, QueueName>([
   ...mediaJob.options.map((o) => [o.shape.event.value, QUEUES.media] as const),
   ...mail.options.map((o) => [o.shape.event.value, QUEUES.mail] as const),
   ...accountDataJob.options.map((o) => [o.shape.event.value, QUEUES.accountData] as const),
+  ...webhookJob.options.map((o) => [o.shape.event.value, QUEUES.webhooks] as const),
 ])
 export const queueOf = (name: EventName): QueueName => queues.get(name)!
 
@@ -369,6 +396,12 @@ export const defaultJobOptions: JobsOptions = {
 }
 
 /**
+ * Webhook jobs (their deliveries too, which the worker adds itself): a receiver down for a while gets the event
+ * later, after about an hour of retries at most (docs/moderation.md, "Webhooks").
+ */
+export const webhookJobOptions: JobsOptions = { ...defaultJobOptions, attempts: 12 }
+
+/**
  * Activities are retried for about an hour (1 s, 2 s, … 34 min): a Postgres outage must delay their effects,
  * never drop them.
  */
@@ -383,6 +416,7 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
   [QUEUES.mail]: { ...defaultJobOptions, attempts: 12 },
   // Each job picks up where a failed run stopped (the rows say what is left), so retrying is always safe.
   [QUEUES.accountData]: { ...defaultJobOptions, attempts: 8 },
+  [QUEUES.webhooks]: webhookJobOptions,
 }
 
 /** How long from now a timer's job waits (none for other events, or a moment already past). */

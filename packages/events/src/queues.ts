@@ -20,6 +20,8 @@ export const QUEUES = {
   mail: 'mail',
   /** A user's archives, CSV imports and self-deletion, by the accounts worker (docs/security.md, "Your data"). */
   accountData: 'account-data',
+  /** Admin webhooks: the events to tell and their signed POSTs, by the accounts worker (docs/moderation.md). */
+  webhooks: 'webhooks',
 } as const
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES]
 
@@ -36,6 +38,7 @@ export const CONSUMERS = {
     QUEUES.media,
     QUEUES.mail,
     QUEUES.accountData,
+    QUEUES.webhooks,
   ],
   'push-worker': [QUEUES.notifications, QUEUES.pushDeliveries, QUEUES.accountEvents],
 } as const satisfies Record<string, readonly QueueName[]>

@@ -2,6 +2,7 @@ import type { Access, Scope } from '@roost/auth'
 import * as P from './parameters'
 import type { RouteParams } from './params'
 import { WEB_ASSETS_PATH, WEB_PAGES } from './web'
+import type { Permission } from './permissions'
 
 /** The service behind a route; `gateway` routes are answered by the gateway itself. */
 export type Upstream = 'accounts' | 'push' | 'streaming' | 'gateway'
@@ -32,6 +33,11 @@ export interface Route {
    * `readParams(req, schema)` and the OpenAPI document shows them. Absent: the route takes none.
    */
   params?: RouteParams
+  /**
+   * Admin routes: the Mastodon permission bit (./permissions) the caller's role must hold; the accounts service
+   * checks it (`requirePermission`) before anything else, answering 403 without it.
+   */
+  permission?: Permission
 }
 
 type Attributes = Pick<Route, 'body' | 'rateLimit' | 'signUp' | 'params'>
@@ -44,6 +50,15 @@ const route = (
   scopes: Scope[] = [],
   attributes: Attributes = {},
 ): Route => ({ method, path, upstream, access, scopes, ...attributes })
+
+/** An admin route of the accounts service: a user token with one of `scopes` whose role holds `permission`. */
+const admin = (
+  method: Method,
+  path: string,
+  scopes: Scope[],
+  permission: Permission,
+  attributes: Attributes = {},
+): Route => ({ method, path, upstream: 'accounts', access: 'required', scopes, permission, ...attributes })
 
 const ACCOUNTS = 'accounts'
 const PUSH = 'push'
@@ -375,66 +390,122 @@ export const ROUTES: readonly Route[] = [
   }),
   route('POST', '/api/v2/notifications/:id/dismiss', ACCOUNTS, 'required', ['write:notifications']),
 
-  // Administration (role checked by the service)
-  route('GET', '/api/v1/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {
+  // Administration (apps/accounts/src/api/v1/admin; docs/moderation.md). Every admin route names the Mastodon
+  // permission bit its caller's role must hold (403 "This action is not allowed" otherwise), on top of its scope.
+  // Mastodon's admin API, then the Roost additions for what Mastodon manages only on its web pages.
+  admin('GET', '/api/v1/admin/accounts', ['admin:read:accounts'], 'manage_users', {
     params: P.adminAccountsParams,
   }),
-  route('GET', '/api/v2/admin/accounts', ACCOUNTS, 'required', ['admin:read:accounts'], {
+  admin('GET', '/api/v2/admin/accounts', ['admin:read:accounts'], 'manage_users', {
     params: P.adminAccountsV2Params,
   }),
-  route('GET', '/api/v1/admin/accounts/:id', ACCOUNTS, 'required', ['admin:read:accounts']),
-  route('POST', '/api/v1/admin/accounts/:id/approve', ACCOUNTS, 'required', ['admin:write:accounts']),
-  route('POST', '/api/v1/admin/accounts/:id/reject', ACCOUNTS, 'required', ['admin:write:accounts']),
-  route('POST', '/api/v1/admin/accounts/:id/action', ACCOUNTS, 'required', ['admin:write:accounts'], {
+  admin('GET', '/api/v1/admin/accounts/:id', ['admin:read:accounts'], 'manage_users'),
+  admin('DELETE', '/api/v1/admin/accounts/:id', ['admin:write:accounts'], 'delete_user_data'),
+  admin('POST', '/api/v1/admin/accounts/:id/approve', ['admin:write:accounts'], 'manage_users'),
+  admin('POST', '/api/v1/admin/accounts/:id/reject', ['admin:write:accounts'], 'manage_users'),
+  admin('POST', '/api/v1/admin/accounts/:id/action', ['admin:write:accounts'], 'manage_users', {
     params: P.accountActionParams,
   }),
-  route('POST', '/api/v1/admin/accounts/:id/unsuspend', ACCOUNTS, 'required', ['admin:write:accounts']),
-  route('GET', '/api/v1/admin/domain_blocks', ACCOUNTS, 'required', ['admin:read:domain_blocks'], {
+  admin('POST', '/api/v1/admin/accounts/:id/enable', ['admin:write:accounts'], 'manage_users'),
+  admin('POST', '/api/v1/admin/accounts/:id/unsilence', ['admin:write:accounts'], 'manage_users'),
+  admin('POST', '/api/v1/admin/accounts/:id/unsuspend', ['admin:write:accounts'], 'manage_users'),
+  admin('POST', '/api/v1/admin/accounts/:id/unsensitive', ['admin:write:accounts'], 'manage_users'),
+  admin('GET', '/api/v1/admin/domain_blocks', ['admin:read:domain_blocks'], 'manage_federation', {
     params: P.pageParams,
   }),
-  route('GET', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:read:domain_blocks']),
-  route('POST', '/api/v1/admin/domain_blocks', ACCOUNTS, 'required', ['admin:write:domain_blocks'], {
+  admin('GET', '/api/v1/admin/domain_blocks/:id', ['admin:read:domain_blocks'], 'manage_federation'),
+  admin('POST', '/api/v1/admin/domain_blocks', ['admin:write:domain_blocks'], 'manage_federation', {
     params: P.adminDomainBlockParams,
   }),
-  route('PUT', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks'], {
+  admin('PUT', '/api/v1/admin/domain_blocks/:id', ['admin:write:domain_blocks'], 'manage_federation', {
     params: P.adminDomainBlockParams,
   }),
-  route('DELETE', '/api/v1/admin/domain_blocks/:id', ACCOUNTS, 'required', ['admin:write:domain_blocks']),
+  admin('DELETE', '/api/v1/admin/domain_blocks/:id', ['admin:write:domain_blocks'], 'manage_federation'),
   // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
-  route('GET', '/api/v1/admin/instances', ACCOUNTS, 'required', ['admin:read']),
-  route('GET', '/api/v1/admin/reports', ACCOUNTS, 'required', ['admin:read:reports'], {
+  admin('GET', '/api/v1/admin/instances', ['admin:read'], 'manage_federation'),
+  admin('GET', '/api/v1/admin/reports', ['admin:read:reports'], 'manage_reports', {
     params: P.adminReportsParams,
   }),
-  route('GET', '/api/v1/admin/reports/:id', ACCOUNTS, 'required', ['admin:read:reports']),
-  route('POST', '/api/v1/admin/reports/:id/assign_to_self', ACCOUNTS, 'required', ['admin:write:reports']),
-  route('POST', '/api/v1/admin/reports/:id/unassign', ACCOUNTS, 'required', ['admin:write:reports']),
-  route('POST', '/api/v1/admin/reports/:id/resolve', ACCOUNTS, 'required', ['admin:write:reports']),
-  route('POST', '/api/v1/admin/reports/:id/reopen', ACCOUNTS, 'required', ['admin:write:reports']),
-  route('GET', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:read:ip_blocks'], {
+  admin('GET', '/api/v1/admin/reports/:id', ['admin:read:reports'], 'manage_reports'),
+  admin('PUT', '/api/v1/admin/reports/:id', ['admin:write:reports'], 'manage_reports', {
+    params: P.adminUpdateReportParams,
+  }),
+  admin('POST', '/api/v1/admin/reports/:id/assign_to_self', ['admin:write:reports'], 'manage_reports'),
+  admin('POST', '/api/v1/admin/reports/:id/unassign', ['admin:write:reports'], 'manage_reports'),
+  admin('POST', '/api/v1/admin/reports/:id/resolve', ['admin:write:reports'], 'manage_reports'),
+  admin('POST', '/api/v1/admin/reports/:id/reopen', ['admin:write:reports'], 'manage_reports'),
+  admin('GET', '/api/v1/admin/ip_blocks', ['admin:read:ip_blocks'], 'manage_blocks', {
     params: P.pageParams,
   }),
-  route('GET', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:read:ip_blocks']),
-  route('POST', '/api/v1/admin/ip_blocks', ACCOUNTS, 'required', ['admin:write:ip_blocks'], {
+  admin('GET', '/api/v1/admin/ip_blocks/:id', ['admin:read:ip_blocks'], 'manage_blocks'),
+  admin('POST', '/api/v1/admin/ip_blocks', ['admin:write:ip_blocks'], 'manage_blocks', {
     params: P.ipBlockParams,
   }),
-  route('PUT', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks'], {
+  admin('PUT', '/api/v1/admin/ip_blocks/:id', ['admin:write:ip_blocks'], 'manage_blocks', {
     params: P.ipBlockParams,
   }),
-  route('DELETE', '/api/v1/admin/ip_blocks/:id', ACCOUNTS, 'required', ['admin:write:ip_blocks']),
-  // Custom emojis: Roost additions (Mastodon manages them in its web admin only; docs/emoji.md), admins only.
-  route('GET', '/api/v1/admin/custom_emojis', ACCOUNTS, 'required', ['admin:read'], {
+  admin('DELETE', '/api/v1/admin/ip_blocks/:id', ['admin:write:ip_blocks'], 'manage_blocks'),
+  // Custom emojis: Roost additions (Mastodon manages them in its web admin only; docs/emoji.md).
+  admin('GET', '/api/v1/admin/custom_emojis', ['admin:read'], 'manage_custom_emojis', {
     params: P.adminEmojisParams,
   }),
-  route('GET', '/api/v1/admin/custom_emojis/:id', ACCOUNTS, 'required', ['admin:read']),
-  route('POST', '/api/v1/admin/custom_emojis', ACCOUNTS, 'required', ['admin:write'], {
+  admin('GET', '/api/v1/admin/custom_emojis/:id', ['admin:read'], 'manage_custom_emojis'),
+  admin('POST', '/api/v1/admin/custom_emojis', ['admin:write'], 'manage_custom_emojis', {
     body: 'upload',
     params: P.adminCreateEmojiParams,
   }),
-  route('PATCH', '/api/v1/admin/custom_emojis/:id', ACCOUNTS, 'required', ['admin:write'], {
+  admin('PATCH', '/api/v1/admin/custom_emojis/:id', ['admin:write'], 'manage_custom_emojis', {
     params: P.adminUpdateEmojiParams,
   }),
-  route('DELETE', '/api/v1/admin/custom_emojis/:id', ACCOUNTS, 'required', ['admin:write']),
-  route('POST', '/api/v1/admin/custom_emojis/:id/copy', ACCOUNTS, 'required', ['admin:write']),
+  admin('DELETE', '/api/v1/admin/custom_emojis/:id', ['admin:write'], 'manage_custom_emojis'),
+  admin('POST', '/api/v1/admin/custom_emojis/:id/copy', ['admin:write'], 'manage_custom_emojis'),
+  // Roles: Roost additions (Mastodon's roles pages; docs/moderation.md, "Roles and permissions").
+  admin('GET', '/api/v1/admin/roles', ['admin:read'], 'manage_roles'),
+  admin('GET', '/api/v1/admin/roles/:id', ['admin:read'], 'manage_roles'),
+  admin('POST', '/api/v1/admin/roles', ['admin:write'], 'manage_roles', { params: P.adminRoleParams }),
+  admin('PUT', '/api/v1/admin/roles/:id', ['admin:write'], 'manage_roles', { params: P.adminRoleParams }),
+  admin('DELETE', '/api/v1/admin/roles/:id', ['admin:write'], 'manage_roles'),
+  admin('POST', '/api/v1/admin/accounts/:id/role', ['admin:write:accounts'], 'manage_roles', {
+    params: P.adminAssignRoleParams,
+  }),
+  // Webhooks: Roost additions (Mastodon's webhooks pages; docs/moderation.md, "Webhooks").
+  admin('GET', '/api/v1/admin/webhooks', ['admin:read'], 'manage_webhooks'),
+  admin('GET', '/api/v1/admin/webhooks/:id', ['admin:read'], 'manage_webhooks'),
+  admin('POST', '/api/v1/admin/webhooks', ['admin:write'], 'manage_webhooks', {
+    params: P.adminWebhookParams,
+  }),
+  admin('PUT', '/api/v1/admin/webhooks/:id', ['admin:write'], 'manage_webhooks', {
+    params: P.adminWebhookParams,
+  }),
+  admin('DELETE', '/api/v1/admin/webhooks/:id', ['admin:write'], 'manage_webhooks'),
+  admin('POST', '/api/v1/admin/webhooks/:id/enable', ['admin:write'], 'manage_webhooks'),
+  admin('POST', '/api/v1/admin/webhooks/:id/disable', ['admin:write'], 'manage_webhooks'),
+  admin('POST', '/api/v1/admin/webhooks/:id/rotate_secret', ['admin:write'], 'manage_webhooks'),
+  // Server settings, rules and announcements: Roost additions (Mastodon's settings pages; docs/moderation.md).
+  admin('GET', '/api/v1/admin/settings', ['admin:read'], 'manage_settings'),
+  admin('PUT', '/api/v1/admin/settings', ['admin:write'], 'manage_settings', {
+    params: P.adminSettingsParams,
+  }),
+  admin('GET', '/api/v1/admin/rules', ['admin:read'], 'manage_rules'),
+  admin('POST', '/api/v1/admin/rules', ['admin:write'], 'manage_rules', { params: P.adminRuleParams }),
+  admin('PUT', '/api/v1/admin/rules/:id', ['admin:write'], 'manage_rules', { params: P.adminRuleParams }),
+  admin('DELETE', '/api/v1/admin/rules/:id', ['admin:write'], 'manage_rules'),
+  admin('GET', '/api/v1/admin/announcements', ['admin:read'], 'manage_announcements', {
+    params: P.pageParams,
+  }),
+  admin('POST', '/api/v1/admin/announcements', ['admin:write'], 'manage_announcements', {
+    params: P.adminAnnouncementParams,
+  }),
+  admin('PUT', '/api/v1/admin/announcements/:id', ['admin:write'], 'manage_announcements', {
+    params: P.adminAnnouncementParams,
+  }),
+  admin('DELETE', '/api/v1/admin/announcements/:id', ['admin:write'], 'manage_announcements'),
+  admin('POST', '/api/v1/admin/announcements/:id/publish', ['admin:write'], 'manage_announcements'),
+  admin('POST', '/api/v1/admin/announcements/:id/unpublish', ['admin:write'], 'manage_announcements'),
+  // The audit log: a Roost addition (Mastodon's audit log page; docs/moderation.md, "Audit log").
+  admin('GET', '/api/v1/admin/action_logs', ['admin:read'], 'view_audit_log', {
+    params: P.adminActionLogParams,
+  }),
 
   // Start-up calls and discovery (apps/accounts/src/api; docs/discovery.md)
   route('GET', '/api/v1/markers', ACCOUNTS, 'required', ['read:statuses'], { params: P.getMarkersParams }),

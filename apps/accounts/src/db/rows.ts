@@ -33,6 +33,8 @@ export interface AccountRow {
   header_file: string | null
   suspended_at: Date | null
   silenced_at: Date | null
+  /** A moderator's "sensitive" action: its media read as sensitive (docs/moderation.md). */
+  sensitized_at?: Date | null
   followers_count: number
   following_count: number
   statuses_count: number
@@ -41,6 +43,8 @@ export interface AccountRow {
   updated_at?: Date
   /** The owner's role, when the query joined `users` (local accounts always have one). */
   role?: string | null
+  /** The owner's highlighted role as the Account's `roles` show it, when the query read it (users/roles.ts). */
+  role_badge?: { id: string; name: string; color: string } | null
   /** Null for local accounts; a remote account's `host[:port]` (docs/federation.md, "Remote accounts"). */
   domain?: string | null
   uri?: string | null
@@ -234,6 +238,21 @@ export interface AdminAccountRow extends AccountRow {
   approved: boolean
   disabled: boolean
   created_by_application_id: string | null
+  /** The user's role (row_to_json of `user_roles`). */
+  role_row?: RoleRow | null
+}
+
+/** A role (users/roles.ts; migration 20261130040001_user_roles); `permissions` is a bigint, read as text. */
+export interface RoleRow {
+  id: string
+  key: string
+  name: string
+  color: string
+  position: number
+  permissions: string
+  highlighted: boolean
+  created_at: Date
+  updated_at: Date
 }
 
 export interface ApplicationRow {

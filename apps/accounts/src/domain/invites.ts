@@ -23,7 +23,7 @@ export const MAX_ACTIVE_INVITES = 100
 
 export function mayInvite(role: string, minRole: Role): boolean {
   const rank = (r: string) => ROLES.indexOf(r as Role)
-  return role === 'admin' || (rank(role) >= 0 && rank(role) >= rank(minRole))
+  return role === 'admin' || role === 'owner' || (rank(role) >= 0 && rank(role) >= rank(minRole))
 }
 
 const newCode = () => Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('')

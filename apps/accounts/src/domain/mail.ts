@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import { roleKeysWith } from '../users/roles'
 import type { Mail } from '@roost/events'
 import * as outbox from '../outbox/outbox'
 
@@ -15,7 +16,7 @@ import * as outbox from '../outbox/outbox'
 export function staffToMail(trx: Knex, exceptAccountId?: string): Promise<string[]> {
   const q = trx('users')
     .join('accounts', 'accounts.id', 'users.account_id')
-    .whereIn('users.role', ['moderator', 'admin'])
+    .whereIn('users.role', roleKeysWith(trx, 'manage_reports'))
     .where({ 'users.disabled': false })
     .whereNotNull('users.confirmed_at')
     .whereNull('accounts.suspended_at')

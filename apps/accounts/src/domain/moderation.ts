@@ -11,7 +11,7 @@ import { markConfirmed } from './users'
  * has committed (`publishLoginState`, users/login-state.ts), so that push never hears of one that did not happen.
  */
 
-export const ROLES = ['user', 'moderator', 'admin'] as const
+export const ROLES = ['user', 'moderator', 'admin', 'owner'] as const
 export type Role = (typeof ROLES)[number]
 
 async function userOf(db: Knex, accountId: string): Promise<{ id: string } | undefined> {

@@ -1,4 +1,5 @@
 import type { Knex } from '@roost/db'
+import { roleKeysWith } from '../users/roles'
 import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { normaliseDomain } from './account_extras'
@@ -109,7 +110,7 @@ export async function createReport(trx: Knex, reporterId: string, targetId: stri
 export const staffToNotify = (trx: Knex, report: { target_account_id: string }): Promise<string[]> =>
   trx('users')
     .join('accounts', 'accounts.id', 'users.account_id')
-    .whereIn('users.role', ['moderator', 'admin'])
+    .whereIn('users.role', roleKeysWith(trx, 'manage_reports'))
     .where({ 'users.disabled': false })
     .whereNull('accounts.suspended_at')
     .whereNot('accounts.id', report.target_account_id)

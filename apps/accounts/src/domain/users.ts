@@ -2,6 +2,7 @@ import type { Knex } from '@roost/db'
 import { Invalid } from '@roost/errors'
 import type { KeyPair } from '../federation/transport/keys'
 import * as outbox from '../outbox/outbox'
+import { adminEvent } from './webhooks'
 import { mailConfirmation, mailOnActivation } from './mail'
 import { redeemUserToken } from './user_tokens'
 
@@ -14,7 +15,7 @@ export interface NewUser {
    */
   encryptedPassword: string
   locale?: string
-  role?: 'user' | 'moderator' | 'admin'
+  role?: string
   approved?: boolean
   /** False leaves the e-mail address unconfirmed (sign-ups when REQUIRE_EMAIL_CONFIRMATION is on). */
   confirmed?: boolean
@@ -51,6 +52,7 @@ export async function createUser(trx: Knex, user: NewUser): Promise<{ userId: st
     })
     .returning('id')
   if (user.approved ?? true) await outbox.add(trx, { event: 'home_feed.created', accountId: account.id })
+  await adminEvent(trx, 'account.created', String(account.id))
   return { userId: row.id as string, accountId: account.id as string }
 }
 

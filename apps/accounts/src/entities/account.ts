@@ -71,7 +71,16 @@ export function renderAccount(
     noindex: !row.indexable,
     // The custom emojis of its name, bio and fields, kept on the account (docs/emoji.md).
     emojis: suspended ? [] : (row.emojis ?? []).map((e) => renderCustomEmoji(e, urls)),
-    roles: !suspended && row.role ? highlightedRoles(row.role) : [],
+    // The role badge read with the account (roleBadgeSql in users/roles.ts); else a seeded role's (users.role alone).
+    roles: suspended
+      ? []
+      : row.role_badge !== undefined
+        ? row.role_badge
+          ? [row.role_badge]
+          : []
+        : row.role
+          ? highlightedRoles(row.role)
+          : [],
     fields: suspended
       ? []
       : row.fields.map((f) => ({
@@ -86,9 +95,9 @@ export function renderAccount(
 }
 
 /**
- * Mastodon's Role entity (docs: entities/Role) for Roost's three fixed roles. The ids and permission bit sets
- * are those of Mastodon's seeded roles (`-99` is "everyone"; Moderator 1, Admin 2), so clients that read
- * permissions (e.g. to show admin screens) behave as on Mastodon.
+ * Mastodon's Role entity (docs: entities/Role) of the seeded roles, as migration 20261130040001_user_roles seeds
+ * them (`-99` is "everyone"; Moderator 1, Admin 2, Owner 3), for rows read without their role; the credential
+ * account and the admin entities read the role itself (users/roles.ts).
  */
 const ROLES: Record<
   string,
@@ -97,6 +106,7 @@ const ROLES: Record<
   user: { id: '-99', name: '', permissions: '65536', color: '', highlighted: false },
   moderator: { id: '1', name: 'Moderator', permissions: '1308', color: '', highlighted: true },
   admin: { id: '2', name: 'Admin', permissions: '983036', color: '', highlighted: true },
+  owner: { id: '3', name: 'Owner', permissions: '1', color: '', highlighted: true },
 }
 
 export const roleEntity = (role: string) => ROLES[role] ?? ROLES.user!

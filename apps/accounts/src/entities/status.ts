@@ -256,7 +256,8 @@ export async function renderStatuses(
       created_at: new Date(s.created_at).toISOString(),
       in_reply_to_id: s.in_reply_to_id,
       in_reply_to_account_id: s.in_reply_to_account_id,
-      sensitive: s.sensitive,
+      // A sensitized author's media always read as sensitive (docs/moderation.md, "Account actions").
+      sensitive: s.sensitive || (!!account.sensitized_at && attachmentsOf(s, media).length > 0),
       spoiler_text: s.spoiler_text,
       visibility: s.visibility,
       language: s.language,

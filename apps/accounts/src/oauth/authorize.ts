@@ -92,9 +92,7 @@ export async function sessionUser(ctx: AccountsContext, req: Request) {
  * is authorized (docs/security.md, "Two-factor sign-in"); back here afterwards.
  */
 export const mustEnrol = (ctx: AccountsContext, user: { role: string; otp_enabled_at: Date | null }) =>
-  ctx.config.REQUIRE_STAFF_TWO_FACTOR &&
-  !user.otp_enabled_at &&
-  (user.role === 'admin' || user.role === 'moderator')
+  ctx.config.REQUIRE_STAFF_TWO_FACTOR && !user.otp_enabled_at && user.role !== 'user'
 
 function enrolFirst(res: Response, request: Extract<AuthorizationRequest, { ok: true }>) {
   const back = `/oauth/authorize?${requestQuery(request)}`

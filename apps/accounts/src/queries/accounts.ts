@@ -2,6 +2,13 @@ import type { Knex } from '@roost/db'
 import type { AccountRow } from '../db/rows'
 
 /**
+ * The Account's `roles` (its highlighted role as `{id, name, color}`), read with the account by a subquery on
+ * `users.role` so a custom role's name shows; see `renderAccount`.
+ */
+export const roleBadgeSql = `(SELECT json_build_object('id', r.id::text, 'name', r.name, 'color', r.color)
+   FROM user_roles r WHERE r.key = users.role AND r.highlighted) AS role_badge`
+
+/**
  * Accounts other people may see, with their owner's role: remote accounts, and local ones whose user is confirmed
  * and approved (Mastodon hides the others: they read as "Record not found"); suspended accounts are found.
  */
@@ -13,7 +20,7 @@ export function visibleAccounts(db: Knex): Knex.QueryBuilder<AccountRow, Account
         .whereNotNull('accounts.domain')
         .orWhere((local) => local.whereNotNull('users.confirmed_at').where('users.approved', true)),
     )
-    .select('accounts.*', 'users.role')
+    .select('accounts.*', 'users.role', db.raw(roleBadgeSql))
 }
 
 /** The local accounts other people may see (users who can sign in: counts, contacts). */

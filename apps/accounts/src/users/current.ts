@@ -86,17 +86,3 @@ async function noteActivity(ctx: AccountsContext, user: UserRow) {
 export async function optionalUser(ctx: AccountsContext, req: Request): Promise<CurrentUser | undefined> {
   return req.token?.userId ? requireUser(ctx, req) : undefined
 }
-
-/** Moderation endpoints (reports): the caller must be a moderator or an admin (Mastodon's manage_reports). */
-export async function requireStaff(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
-  const current = await requireUser(ctx, req)
-  if (current.user.role !== 'admin' && current.user.role !== 'moderator') throw forbidden()
-  return current
-}
-
-/** Admin endpoints: the caller must hold the admin role (the route table already checked the admin:* scope). */
-export async function requireAdmin(ctx: AccountsContext, req: Request): Promise<CurrentUser> {
-  const current = await requireUser(ctx, req)
-  if (current.user.role !== 'admin') throw forbidden()
-  return current
-}

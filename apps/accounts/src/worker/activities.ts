@@ -17,6 +17,7 @@ import type { Feeds } from '../feeds/context'
 import type { Federation } from '../federation/transport/client'
 import type { Deliver } from '../federation/transport/delivery-queue'
 import type { StreamingPublisher } from '../streaming/publisher'
+import { webhooksConsumer } from '../activities/webhooks'
 
 /**
  * The consumers of activities, by the name docs/activities.md ("What each event sets off") gives them, in the
@@ -47,6 +48,7 @@ export function createConsumers(d: {
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
     // After the others too: it reads another server's outbox, bounded in pages, bytes and time.
     backfill: backfillConsumer(d.federation, d.remoteBackfillStatuses),
+    webhooks: webhooksConsumer(d.db),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

@@ -32,13 +32,15 @@ export const adminAccountsV2Params = z.object({
   ip: param.text(),
 })
 
-export const ACCOUNT_ACTIONS = ['none', 'silence', 'suspend', 'disable'] as const
+export const ACCOUNT_ACTIONS = ['none', 'sensitive', 'silence', 'suspend', 'disable'] as const
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number]
 
 /** POST /api/v1/admin/accounts/:id/action — a `type` not in the list, whatever its shape, is a 422 (handler). */
 export const accountActionParams = z.object({
   type: param.checkedByHandler({ type: 'string', enum: [...ACCOUNT_ACTIONS] }),
-  text: param.text(),
+  text: param.text({ maxChars: 5000 }),
+  report_id: param.text(),
+  warning_preset_id: param.text(),
   send_email_notification: param.bool(),
 })
 
@@ -94,4 +96,93 @@ export const adminEmojisParams = z.object({
   remote: param.bool(),
   by_domain: param.text(),
   shortcode: param.text(),
+})
+
+/** PUT /api/v1/admin/reports/:id (Mastodon's): the category and the rules cited (with `violation`). */
+export const adminUpdateReportParams = z.object({
+  category: param.oneOf(
+    ['spam', 'legal', 'violation', 'other'],
+    'Validation failed: Category is not included in the list',
+  ),
+  rule_ids: param.list(),
+})
+
+/**
+ * POST /api/v1/admin/roles and PUT /api/v1/admin/roles/:id (Roost additions; docs/moderation.md): a role's name,
+ * colour (`#rgb` or `#rrggbb`), position, whether profiles show it, and its permissions, given either as
+ * Mastodon's bit set (`permissions`, the Role entity's decimal text) or by names (`permissions_as_keys[]`).
+ */
+export const adminRoleParams = z.object({
+  name: param.text({ maxChars: 100 }),
+  color: param.text({ maxChars: 7 }),
+  position: param.int(),
+  highlighted: param.bool(),
+  permissions: param.checkedByHandler({
+    type: 'string',
+    description: 'The permission bits, as a decimal text',
+  }),
+  permissions_as_keys: param.list(),
+})
+
+/** POST /api/v1/admin/accounts/:id/role (a Roost addition): the role to give; blank takes the role away. */
+export const adminAssignRoleParams = z.object({
+  role_id: param.text(),
+})
+
+/** GET /api/v1/admin/action_logs (a Roost addition): pages, newest first, filtered by who acted, what, on what. */
+export const adminActionLogParams = z.object({
+  ...param.page,
+  account_id: param.text(),
+  action: param.text(),
+  target_type: param.text(),
+  target_id: param.text(),
+})
+
+/**
+ * POST /api/v1/admin/webhooks and PUT /api/v1/admin/webhooks/:id (Roost additions; docs/moderation.md): where
+ * to POST (an http(s) URL), which events (`events[]`, Mastodon's names), and whether it is on.
+ */
+export const adminWebhookParams = z.object({
+  url: param.text({ maxChars: 2048 }),
+  events: param.list(),
+  enabled: param.bool(),
+})
+
+/**
+ * PUT /api/v1/admin/settings (a Roost addition; docs/moderation.md, "Server settings"): Mastodon's setting names;
+ * only the given ones change.
+ */
+export const adminSettingsParams = z.object({
+  site_title: param.text({ maxChars: 200 }),
+  site_short_description: param.text({ maxChars: 2000 }),
+  site_extended_description: param.text({ maxChars: 100_000 }),
+  site_contact_username: param.text({ maxChars: 30 }),
+  site_contact_email: param.text({ maxChars: 320 }),
+  registrations_mode: param.oneOf(
+    ['open', 'approved', 'none'],
+    'Validation failed: Registrations mode is not included in the list',
+  ),
+  closed_registrations_message: param.text({ maxChars: 5000 }),
+  require_invite_text: param.bool(),
+  languages: param.list(),
+  limited_federation_mode: param.bool(),
+})
+
+/** POST /api/v1/admin/rules and PUT /api/v1/admin/rules/:id (Roost additions): a rule's text, hint and place. */
+export const adminRuleParams = z.object({
+  text: param.text({ maxChars: 1000 }),
+  hint: param.text({ maxChars: 2000 }),
+  priority: param.int(),
+})
+
+/**
+ * POST /api/v1/admin/announcements and PUT /api/v1/admin/announcements/:id (Roost additions): the text, when it
+ * runs (ISO 8601 times; blank clears), whether all day, and on create whether it is published at once.
+ */
+export const adminAnnouncementParams = z.object({
+  text: param.text({ maxChars: 5000 }),
+  starts_at: param.text(),
+  ends_at: param.text(),
+  all_day: param.bool(),
+  published: param.bool(),
 })

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../context'
 import { urlsOf } from '../../entities/account'
 import { visibleLocalAccounts } from '../../queries/accounts'
+import { readSettings } from '../../domain/server_settings'
 
 /** Roost's own version, as NodeInfo reports it (the API version clients see is in /api/v2/instance). */
 export const ROOST_VERSION = '0.1.0'
@@ -30,6 +31,7 @@ export async function nodeinfo(ctx: AccountsContext, _req: Request, res: Respons
   }
   const [{ count: total }] = await users().count<{ count: string }[]>('* as count')
   const [{ sum: posts }] = await users().sum<{ sum: string | null }[]>('accounts.statuses_count as sum')
+  const { settings } = await readSettings(ctx.db, ctx.config)
   res.set('Cache-Control', 'max-age=1800, public')
   res.json({
     version: '2.0',
@@ -44,7 +46,7 @@ export async function nodeinfo(ctx: AccountsContext, _req: Request, res: Respons
       },
       localPosts: Number(posts ?? 0),
     },
-    openRegistrations: ctx.config.REGISTRATIONS_MODE !== 'none',
-    metadata: { nodeName: ctx.config.INSTANCE_TITLE, nodeDescription: ctx.config.INSTANCE_DESCRIPTION },
+    openRegistrations: settings.registrations_mode !== 'none',
+    metadata: { nodeName: settings.site_title, nodeDescription: settings.site_short_description },
   })
 }

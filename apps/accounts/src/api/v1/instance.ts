@@ -5,19 +5,18 @@ import { instanceFacts, VERSION } from '../v2/instance'
 /** GET /api/v1/instance — the deprecated V1::Instance shape, still read by older clients. */
 export async function instanceV1(ctx: AccountsContext, _req: Request, res: Response) {
   const f = await instanceFacts(ctx)
-  const { config } = ctx
   res.set('Cache-Control', 'public, max-age=300')
   res.json({
     uri: f.domain,
-    title: config.INSTANCE_TITLE,
-    short_description: config.INSTANCE_DESCRIPTION,
-    description: config.INSTANCE_DESCRIPTION,
-    email: config.INSTANCE_CONTACT_EMAIL,
+    title: f.settings.site_title,
+    short_description: f.settings.site_short_description,
+    description: f.settings.site_short_description,
+    email: f.settings.site_contact_email,
     version: VERSION,
     urls: { streaming_api: f.streaming },
     stats: { user_count: f.userCount, status_count: f.statusCount, domain_count: 0 },
     thumbnail: null,
-    languages: ['en'],
+    languages: f.settings.languages,
     registrations: f.registrationsEnabled,
     approval_required: f.approvalRequired,
     invites_enabled: false,

@@ -5,6 +5,8 @@ import { activeRules, renderRule } from '../../domain/rules'
 import { domainDigest, publicDomain } from '../../federation/domain-blocks'
 import type { DomainBlockRow } from '../../db/rows'
 import { optionalUser } from '../../users/current'
+import { readSettings, settingUpdatedAt } from '../../domain/server_settings'
+import { textToHtml } from '../../text/html'
 
 /** GET /api/v1/instance/rules — public and cacheable even with a token, as Mastodon's. */
 export async function instanceRules(ctx: AccountsContext, _req: Request, res: Response) {
@@ -13,12 +15,17 @@ export async function instanceRules(ctx: AccountsContext, _req: Request, res: Re
 }
 
 /**
- * GET /api/v1/instance/extended_description — Roost has no extended description setting: Mastodon's answer when
- * none is set.
+ * GET /api/v1/instance/extended_description — the admins' setting (docs/moderation.md, "Server settings"), its
+ * paragraphs as HTML, and when it was last changed; `{updated_at: null, content: ""}` when never set, as Mastodon.
  */
-export function extendedDescription(_ctx: AccountsContext, _req: Request, res: Response) {
+export async function extendedDescription(ctx: AccountsContext, _req: Request, res: Response) {
+  const { settings } = await readSettings(ctx.db, ctx.config)
+  const updatedAt = await settingUpdatedAt(ctx.db, 'site_extended_description')
   res.set('Cache-Control', 'public, max-age=300')
-  res.json({ updated_at: null, content: '' })
+  res.json({
+    updated_at: updatedAt ? new Date(updatedAt).toISOString() : null,
+    content: settings.site_extended_description ? textToHtml(settings.site_extended_description) : '',
+  })
 }
 
 /** GET /api/v1/instance/translation_languages — Roost translates nothing (`configuration.translation.enabled: false`). */

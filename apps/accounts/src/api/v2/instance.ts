@@ -6,6 +6,7 @@ import { POLL_LIMITS } from '../../domain/polls'
 import { MAX_VIDEO_FRAME_RATE, MAX_VIDEO_MATRIX_LIMIT, VIDEO_LIMIT } from '../../media/av'
 import { MAX_CHARS, MAX_MEDIA } from '../../domain/statuses'
 import { activeRules, renderRule } from '../../domain/rules'
+import { readSettings } from '../../domain/server_settings'
 import { visibleLocalAccounts } from '../../queries/accounts'
 import { MAX_MEDIA_DESCRIPTION } from '@roost/routes'
 import { MAX_PINS } from '../v1/statuses/actions'
@@ -44,6 +45,8 @@ const IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
 
 /** What both instance documents share: limits, registration state, contact and counts. */
 export async function instanceFacts(ctx: AccountsContext) {
+  // The admins' settings, read now (docs/moderation.md, "Server settings"): a change shows at once.
+  const { settings } = await readSettings(ctx.db, ctx.config)
   const { config } = ctx
   const urls = urlsOf(config)
   const domain = localDomainOf(config)
@@ -52,9 +55,15 @@ export async function instanceFacts(ctx: AccountsContext) {
     .whereNull('accounts.suspended_at')
     .count<{ count: string }[]>('* as count')
   const [{ sum: statuses }] = await ctx.db('accounts').sum<{ sum: string | null }[]>('statuses_count as sum')
+  // The contact account named in the settings, else the first owner or admin.
+  const named = settings.site_contact_username
   const contact = await visibleLocalAccounts(ctx.db)
-    .where('users.role', 'admin')
     .whereNull('accounts.suspended_at')
+    .modify((q) =>
+      named
+        ? q.whereRaw('lower(accounts.username) = lower(?)', [named])
+        : q.whereIn('users.role', ['owner', 'admin']).orderByRaw("users.role = 'owner' DESC"),
+    )
     .orderBy('accounts.id')
     .first()
   const rules = (await activeRules(ctx.db)).map(renderRule)
@@ -66,8 +75,9 @@ export async function instanceFacts(ctx: AccountsContext) {
     statusCount: Number(statuses ?? 0),
     contactAccount: contact ? renderAccount(contact, urls) : null,
     streaming: urls.base.replace(/^http/, 'ws'),
-    registrationsEnabled: config.REGISTRATIONS_MODE !== 'none',
-    approvalRequired: config.REGISTRATIONS_MODE === 'approved',
+    settings,
+    registrationsEnabled: settings.registrations_mode !== 'none',
+    approvalRequired: settings.registrations_mode === 'approved',
     accounts: {
       max_featured_tags: 10,
       max_pinned_statuses: MAX_PINS,
@@ -107,14 +117,14 @@ export async function instanceV2(ctx: AccountsContext, _req: Request, res: Respo
   res.set('Cache-Control', 'public, max-age=300')
   res.json({
     domain: f.domain,
-    title: config.INSTANCE_TITLE,
+    title: f.settings.site_title,
     version: VERSION,
     source_url: 'https://github.com/roost-social/roost',
-    description: config.INSTANCE_DESCRIPTION,
+    description: f.settings.site_short_description,
     usage: { users: { active_month: f.userCount } },
     thumbnail: { url: `${f.urls.base}/packs/media/images/preview.png` },
     icon: [],
-    languages: ['en'],
+    languages: f.settings.languages,
     api_versions: { mastodon: MASTODON_API_VERSION },
     configuration: {
       urls: { streaming: f.streaming, status: null, about: `${f.urls.base}/about`, terms_of_service: null },
@@ -129,17 +139,18 @@ export async function instanceV2(ctx: AccountsContext, _req: Request, res: Respo
         hashtag_feeds: { local: 'public', remote: 'public' },
         trending_link_feeds: { local: 'public', remote: 'public' },
       },
-      limited_federation: false,
+      limited_federation: f.settings.limited_federation_mode,
     },
     registrations: {
       enabled: f.registrationsEnabled,
       approval_required: f.approvalRequired,
-      reason_required: f.approvalRequired && config.REGISTRATIONS_REASON_REQUIRED,
-      message: config.REGISTRATIONS_MESSAGE ?? null,
+      reason_required: f.approvalRequired && f.settings.require_invite_text,
+      message:
+        f.settings.registrations_mode === 'none' ? f.settings.closed_registrations_message || null : null,
       min_age: config.REGISTRATIONS_MIN_AGE || null,
       url: null,
     },
-    contact: { email: config.INSTANCE_CONTACT_EMAIL, account: f.contactAccount },
+    contact: { email: f.settings.site_contact_email, account: f.contactAccount },
     rules: f.rules,
   })
 }

@@ -44,6 +44,11 @@ import * as yourData from './20261129080001_your_data'
 import * as quotes from './20261129090001_quotes'
 import * as accountWarnings from './20261129110001_account_warnings'
 import * as weeklyLogins from './20261129120001_weekly_logins'
+import * as userRoles from './20261130040001_user_roles'
+import * as adminActionLogs from './20261130040002_admin_action_logs'
+import * as sensitizedAccounts from './20261130040003_sensitized_accounts'
+import * as webhooks from './20261130040004_webhooks'
+import * as serverSettings from './20261130040005_server_settings'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
@@ -101,4 +106,9 @@ export const migrations: Migration[] = [
   { name: '20261129090001_quotes', ...quotes },
   { name: '20261129110001_account_warnings', ...accountWarnings },
   { name: '20261129120001_weekly_logins', ...weeklyLogins },
+  { name: '20261130040001_user_roles', ...userRoles },
+  { name: '20261130040002_admin_action_logs', ...adminActionLogs },
+  { name: '20261130040003_sensitized_accounts', ...sensitizedAccounts },
+  { name: '20261130040004_webhooks', ...webhooks },
+  { name: '20261130040005_server_settings', ...serverSettings },
 ]

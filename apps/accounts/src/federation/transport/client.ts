@@ -46,7 +46,7 @@ export class FetchError extends Error {
 }
 
 /** Loopback and private ranges, reachable only with FEDERATION_ALLOW_HTTP (development and tests). */
-const PRIVATE_RANGES = '127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7'
+export const PRIVATE_RANGES = '127.0.0.0/8,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,::1/128,fc00::/7'
 
 const ACCEPT = `${LD_JSON_ACTIVITYSTREAMS}, application/activity+json`
 

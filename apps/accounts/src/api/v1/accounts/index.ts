@@ -12,6 +12,7 @@ import { visibleAccounts } from '../../../queries/accounts'
 import { registerUser, validateSignUp } from '../../../users/sign-up'
 import { usableInvite } from '../../../domain/invites'
 import { Gone, NotFound } from '@roost/errors'
+import { configWithSettings } from '../../../domain/server_settings'
 
 /**
  * POST /api/v1/accounts — sign-up with an app token (docs/mastodon-compatibility.md, "Sign-up"). Answers a Token for the new user with
@@ -31,7 +32,9 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
       })
     : undefined
   // Closed registrations answer Rails' `forbidden` before any validation (the generic status text).
-  if (ctx.config.REGISTRATIONS_MODE === 'none' && !invite) throw forbidden('Forbidden')
+  // The registration settings as the admins set them now (docs/moderation.md, "Server settings").
+  const config = await configWithSettings(ctx.db, ctx.config)
+  if (config.REGISTRATIONS_MODE === 'none' && !invite) throw forbidden('Forbidden')
   // IP rules (Mastodon's `allowed_registration?` and User#sign_up_from_ip_requires_approval?). The gateway
   // already refuses blocked addresses; this is the service's own check, from the rules in its database.
   const severity = await ipSignUpSeverity(ctx, clientAddress(ctx, req))
@@ -40,11 +43,11 @@ export async function createAccount(ctx: AccountsContext, req: Request, res: Res
   const app = await ctx.db<ApplicationRow>('oauth_applications').where({ client_id: token.clientId }).first()
   if (!app) throw unprocessable('The application no longer exists')
 
-  const signUp = await validateSignUp(ctx.db, ctx.config, params)
+  const signUp = await validateSignUp(ctx.db, config, params)
   let userId: string
   let accountId: string
   try {
-    ;({ userId, accountId } = await registerUser(ctx.db, ctx.config, signUp, app.id, {
+    ;({ userId, accountId } = await registerUser(ctx.db, config, signUp, app.id, {
       requiresApproval: severity === 'sign_up_requires_approval',
       inviteId: invite?.id,
     }))

@@ -4,6 +4,7 @@ import { renderCredentialAccount, urlsOf } from '../../../entities/account'
 import type { CurrentUser } from '../../../users/current'
 import { requireUser } from '../../../users/current'
 import { withMovedTo } from '../../../queries/accounts'
+import { renderRole, roleOf } from '../../../users/roles'
 
 /** Mastodon counts pending follow requests only this far (`follow_requests.limit(40).count`). */
 export const FOLLOW_REQUESTS_COUNT_MAX = 40
@@ -25,12 +26,18 @@ export async function countPendingFollowRequests(ctx: AccountsContext, accountId
 export async function credentialAccount(ctx: AccountsContext, current: CurrentUser) {
   const followRequests = await countPendingFollowRequests(ctx, current.account.id)
   const [account] = await withMovedTo(ctx.db, [current.account])
-  return renderCredentialAccount(
-    { ...account!, role: current.user.role },
-    current.user,
-    urlsOf(ctx.config),
-    followRequests,
-  )
+  // The user's role as it is now, custom roles too (users/roles.ts).
+  const { role } = await roleOf(ctx.db, current.user.role)
+  const badge = role.highlighted ? { id: String(role.id), name: role.name, color: role.color } : null
+  return {
+    ...renderCredentialAccount(
+      { ...account!, role: current.user.role, role_badge: badge },
+      current.user,
+      urlsOf(ctx.config),
+      followRequests,
+    ),
+    role: renderRole(role),
+  }
 }
 
 /** GET /api/v1/accounts/verify_credentials (docs/mastodon-compatibility.md, "Accounts"). */

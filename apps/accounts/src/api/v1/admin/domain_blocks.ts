@@ -14,7 +14,8 @@ import {
   stricterThan,
 } from '../../../federation/domain-blocks'
 import type { DomainBlockRow, DomainBlockSeverity } from '../../../db/rows'
-import { requireAdmin } from '../../../users/current'
+import { requirePermission } from '../../../users/roles'
+import { logAction } from '../../../domain/action_log'
 
 /** Mastodon's LIMIT for this endpoint (default page size; capped at twice that). */
 const DEFAULT_LIMIT = 100
@@ -63,7 +64,7 @@ function readSettings(p: z.output<typeof adminDomainBlockParams>) {
 
 /** GET /api/v1/admin/domain_blocks — Mastodon's `manage_federation` (admins); newest first, keyset pages and Link. */
 export async function listDomainBlocks(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  await requirePermission(ctx, req)
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_LIMIT)
   const rows = await paginate<DomainBlockRow>(ctx.db('domain_blocks'), 'id', page)
@@ -80,7 +81,7 @@ export async function listDomainBlocks(ctx: AccountsContext, req: Request, res: 
 
 /** GET /api/v1/admin/domain_blocks/:id */
 export async function showDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  await requirePermission(ctx, req)
   res.json(domainBlockEntity(await findDomainBlock(ctx, req.params.id)))
 }
 
@@ -90,7 +91,7 @@ export async function showDomainBlock(ctx: AccountsContext, req: Request, res: R
  * accounts of the domain in the same transaction.
  */
 export async function createDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const p = readParams(req, adminDomainBlockParams)
   if (!p.domain?.trim()) throw invalid("Domain can't be blank")
   const domain = normaliseBlockedDomain(p.domain)
@@ -119,6 +120,13 @@ export async function createDomainBlock(ctx: AccountsContext, req: Request, res:
       .returning('*')
     if (!created) throw invalid('Domain has already been taken')
     await applyDomainBlock(trx, created)
+    await logAction(trx, {
+      accountId: staff.account.id,
+      action: 'create',
+      targetType: 'DomainBlock',
+      targetId: String(created.id),
+      humanIdentifier: created.domain,
+    })
     return created
   })
   res.json(domainBlockEntity(row))
@@ -126,7 +134,7 @@ export async function createDomainBlock(ctx: AccountsContext, req: Request, res:
 
 /** PUT /api/v1/admin/domain_blocks/:id — the domain stays; a changed severity is applied anew. */
 export async function updateDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const existing = await findDomainBlock(ctx, req.params.id)
   const changes = readSettings(readParams(req, adminDomainBlockParams))
   const row = await ctx.db.transaction(async (trx) => {
@@ -136,6 +144,13 @@ export async function updateDomainBlock(ctx: AccountsContext, req: Request, res:
       .returning('*')
     if (!updated) throw recordNotFound()
     await applyDomainBlock(trx, updated)
+    await logAction(trx, {
+      accountId: staff.account.id,
+      action: 'update',
+      targetType: 'DomainBlock',
+      targetId: String(updated.id),
+      humanIdentifier: updated.domain,
+    })
     return updated
   })
   res.json(domainBlockEntity(row))
@@ -143,11 +158,18 @@ export async function updateDomainBlock(ctx: AccountsContext, req: Request, res:
 
 /** DELETE /api/v1/admin/domain_blocks/:id — lifts what the block did; answers `{}`, as Mastodon. */
 export async function deleteDomainBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const existing = await findDomainBlock(ctx, req.params.id)
   await ctx.db.transaction(async (trx) => {
     await trx('domain_blocks').where({ id: existing.id }).delete()
     await liftDomainBlock(trx, existing)
+    await logAction(trx, {
+      accountId: staff.account.id,
+      action: 'destroy',
+      targetType: 'DomainBlock',
+      targetId: String(existing.id),
+      humanIdentifier: existing.domain,
+    })
   })
   res.json({})
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { AccountsContext } from '../../../context'
-import { requireAdmin } from '../../../users/current'
+import { requirePermission } from '../../../users/roles'
 
 /** At most this many servers in one answer (the list is not paginated yet: docs/mastodon-compatibility.md). */
 export const INSTANCES_LIMIT = 1000
@@ -20,7 +20,7 @@ interface InstanceRow {
  * unavailable (nothing more is sent), and the severity of a domain block on exactly that domain; sorted by domain.
  */
 export async function listAdminInstances(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  await requirePermission(ctx, req)
   const { rows } = await ctx.db.raw<{ rows: InstanceRow[] }>(
     `WITH known AS (
        SELECT domain, count(*) AS accounts_count FROM accounts WHERE domain IS NOT NULL GROUP BY domain

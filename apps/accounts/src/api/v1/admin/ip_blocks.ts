@@ -3,6 +3,7 @@ import type { Request, Response } from 'express'
 import { IP_SEVERITIES } from '@roost/auth'
 import type { IpSeverity } from '@roost/auth'
 import { paginate } from '@roost/db'
+import type { Knex } from '@roost/db'
 import { ipBlockParams, pageParams, readParams } from '@roost/routes'
 import type { z } from 'zod'
 import { paramText, readPage, recordNotFound, setPageLinks, unprocessable } from '@roost/service'
@@ -10,7 +11,8 @@ import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import { publishIpRules } from '../../../ip_blocks/rules'
 import type { IpBlockRow } from '../../../db/rows'
-import { requireAdmin } from '../../../users/current'
+import { requirePermission } from '../../../users/roles'
+import { logAction } from '../../../domain/action_log'
 
 /** Mastodon's LIMIT for this endpoint (default page size; capped at twice that). */
 const DEFAULT_LIMIT = 100
@@ -72,10 +74,25 @@ function readIpBlockParams(p: z.output<typeof ipBlockParams>, creating: boolean)
 }
 
 /** Writes a change, translating a duplicate range (the unique index on the normalised CIDR) into Mastodon's 422. */
-async function save(ctx: AccountsContext, write: () => Promise<IpBlockRow[]>): Promise<IpBlockRow> {
+async function save(
+  ctx: AccountsContext,
+  staffId: string,
+  action: string,
+  write: (trx: Knex) => Promise<IpBlockRow[]>,
+): Promise<IpBlockRow> {
   let rows
   try {
-    rows = await write()
+    rows = await ctx.db.transaction(async (trx) => {
+      const written = await write(trx)
+      await logAction(trx, {
+        accountId: staffId,
+        action,
+        targetType: 'IpBlock',
+        targetId: String(written[0]!.id),
+        humanIdentifier: written[0]!.ip,
+      })
+      return written
+    })
   } catch (err) {
     if ((err as { code?: string }).code === '23505') throw invalid('Ip has already been taken')
     throw err
@@ -85,11 +102,11 @@ async function save(ctx: AccountsContext, write: () => Promise<IpBlockRow[]>): P
 }
 
 // Postgres normalises the range: host bits are cleared (`10.1.2.3/8` → `10.0.0.0/8`), a bare address gets /32 or /128.
-const asCidr = (ctx: AccountsContext, ip: string) => ctx.db.raw('network(?::inet)', [ip])
+const asCidr = (db: Knex, ip: string) => db.raw('network(?::inet)', [ip])
 
 /** GET /api/v1/admin/ip_blocks — Mastodon's `manage_blocks` permission (admins only); newest first, keyset pages with Link headers. */
 export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  await requirePermission(ctx, req)
   const p = readParams(req, pageParams)
   const page = readPage(p, DEFAULT_LIMIT)
   const rows = await paginate<IpBlockRow>(ctx.db('ip_blocks'), 'id', page)
@@ -106,18 +123,17 @@ export async function listIpBlocks(ctx: AccountsContext, req: Request, res: Resp
 
 /** GET /api/v1/admin/ip_blocks/:id */
 export async function showIpBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  await requirePermission(ctx, req)
   res.json(ipBlockEntity(await findIpBlock(ctx, req.params.id)))
 }
 
 /** POST /api/v1/admin/ip_blocks */
 export async function createIpBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const changes = readIpBlockParams(readParams(req, ipBlockParams), true)
-  const row = await save(ctx, () =>
-    ctx
-      .db<IpBlockRow>('ip_blocks')
-      .insert({ ...changes, ip: asCidr(ctx, changes.ip as string) })
+  const row = await save(ctx, staff.account.id, 'create', (trx) =>
+    trx<IpBlockRow>('ip_blocks')
+      .insert({ ...changes, ip: asCidr(trx, changes.ip as string) })
       .returning('*'),
   )
   res.json(ipBlockEntity(row))
@@ -125,15 +141,14 @@ export async function createIpBlock(ctx: AccountsContext, req: Request, res: Res
 
 /** PUT /api/v1/admin/ip_blocks/:id */
 export async function updateIpBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const existing = await findIpBlock(ctx, req.params.id)
   const changes = readIpBlockParams(readParams(req, ipBlockParams), false)
-  if (typeof changes.ip === 'string') changes.ip = asCidr(ctx, changes.ip)
-  const row = await save(ctx, () =>
-    ctx
-      .db<IpBlockRow>('ip_blocks')
+  if (typeof changes.ip === 'string') changes.ip = asCidr(ctx.db, changes.ip)
+  const row = await save(ctx, staff.account.id, 'update', (trx) =>
+    trx<IpBlockRow>('ip_blocks')
       .where({ id: existing.id })
-      .update({ ...changes, updated_at: ctx.db.fn.now() })
+      .update({ ...changes, updated_at: trx.fn.now() })
       .returning('*'),
   )
   res.json(ipBlockEntity(row))
@@ -141,9 +156,18 @@ export async function updateIpBlock(ctx: AccountsContext, req: Request, res: Res
 
 /** DELETE /api/v1/admin/ip_blocks/:id — answers `{}`, as Mastodon. */
 export async function deleteIpBlock(ctx: AccountsContext, req: Request, res: Response) {
-  await requireAdmin(ctx, req)
+  const staff = await requirePermission(ctx, req)
   const existing = await findIpBlock(ctx, req.params.id)
-  await ctx.db('ip_blocks').where({ id: existing.id }).delete()
+  await ctx.db.transaction(async (trx) => {
+    await trx('ip_blocks').where({ id: existing.id }).delete()
+    await logAction(trx, {
+      accountId: staff.account.id,
+      action: 'destroy',
+      targetType: 'IpBlock',
+      targetId: String(existing.id),
+      humanIdentifier: existing.ip,
+    })
+  })
   await publishIpRules(ctx)
   res.json({})
 }

@@ -1,15 +1,18 @@
 import type { Request, Response } from 'express'
 import { paginate } from '@roost/db'
-import { adminReportsParams, readParams } from '@roost/routes'
-import { paramText, readPage, recordNotFound, setPageLinks } from '@roost/service'
+import type { Knex } from '@roost/db'
+import { adminReportsParams, adminUpdateReportParams, readParams } from '@roost/routes'
+import { paramText, readPage, recordNotFound, setPageLinks, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { parseId } from '../../../domain/records'
 import type { AdminAccountRow, ReportRow, RuleRow, StatusRow } from '../../../db/rows'
-import { renderRule } from '../../../domain/rules'
+import { activeRules, renderRule } from '../../../domain/rules'
+import { logAction } from '../../../domain/action_log'
+import { adminEvent } from '../../../domain/webhooks'
 import { urlsOf } from '../../../entities/account'
 import { reportBasics } from '../../../entities/report'
 import { renderStatuses } from '../../../entities/status'
-import { requireStaff } from '../../../users/current'
+import { requirePermission } from '../../../users/roles'
 import { adminAccounts, renderAdminAccount } from './accounts'
 
 /** The moderators' side of reports (docs/discovery.md, "Reports"): moderators and admins only. */
@@ -17,7 +20,11 @@ import { adminAccounts, renderAdminAccount } from './accounts'
 const ADMIN_REPORTS_LIMIT = 100
 
 /** Mastodon's Admin::Report for a batch of reports, as `viewerId` (a moderator) sees them. */
-async function renderAdminReports(ctx: AccountsContext, rows: ReportRow[], viewerId: string) {
+export async function renderAdminReports(
+  ctx: Pick<AccountsContext, 'db' | 'config'>,
+  rows: ReportRow[],
+  viewerId: string,
+) {
   const db = ctx.db
   const accountIds = [
     ...new Set(
@@ -64,7 +71,7 @@ async function renderAdminReports(ctx: AccountsContext, rows: ReportRow[], viewe
  * `min_id`.
  */
 export async function listAdminReports(ctx: AccountsContext, req: Request, res: Response) {
-  const { account } = await requireStaff(ctx, req)
+  const { account } = await requirePermission(ctx, req)
   const p = readParams(req, adminReportsParams)
   const page = readPage(p, ADMIN_REPORTS_LIMIT)
   const query = ctx.db('reports').select('reports.*')
@@ -100,34 +107,81 @@ async function findReport(ctx: AccountsContext, id: unknown): Promise<ReportRow>
 
 /** GET /api/v1/admin/reports/:id */
 export async function showAdminReport(ctx: AccountsContext, req: Request, res: Response) {
-  const { account } = await requireStaff(ctx, req)
+  const { account } = await requirePermission(ctx, req)
   const [rendered] = await renderAdminReports(ctx, [await findReport(ctx, req.params.id)], account.id)
   res.json(rendered)
 }
 
-/** The report actions: each changes the report and answers the Admin::Report. */
-function reportAction(change: (moderatorId: string) => Record<string, unknown>) {
+/** The report actions: each changes the report, is logged (Mastodon's verbs) and answers the Admin::Report. */
+function reportAction(action: string, change: (moderatorId: string) => Record<string, unknown>) {
   return async (ctx: AccountsContext, req: Request, res: Response) => {
-    const { account } = await requireStaff(ctx, req)
+    const { account } = await requirePermission(ctx, req)
     const report = await findReport(ctx, req.params.id)
-    const [row] = await ctx
-      .db('reports')
-      .where({ id: report.id })
-      .update({ ...change(account.id), updated_at: ctx.db.fn.now() })
-      .returning('*')
-    const [rendered] = await renderAdminReports(ctx, [row as ReportRow], account.id)
+    const row = await ctx.db.transaction(async (trx) => {
+      const [updated] = await trx('reports')
+        .where({ id: report.id })
+        .update({ ...change(account.id), updated_at: trx.fn.now() })
+        .returning('*')
+      await logReportAction(trx, account.id, action, updated as ReportRow)
+      return updated as ReportRow
+    })
+    const [rendered] = await renderAdminReports(ctx, [row], account.id)
     res.json(rendered)
   }
 }
 
+async function logReportAction(trx: Knex, moderatorId: string, action: string, report: ReportRow) {
+  await logAction(trx, {
+    accountId: moderatorId,
+    action,
+    targetType: 'Report',
+    targetId: String(report.id),
+    humanIdentifier: `#${report.id}`,
+  })
+  await adminEvent(trx, 'report.updated', String(report.id))
+}
+
 /** POST /api/v1/admin/reports/:id/assign_to_self */
-export const assignReportToSelf = reportAction((me) => ({ assigned_account_id: me }))
+export const assignReportToSelf = reportAction('assigned_to_self', (me) => ({ assigned_account_id: me }))
 /** POST /api/v1/admin/reports/:id/unassign */
-export const unassignReport = reportAction(() => ({ assigned_account_id: null }))
+export const unassignReport = reportAction('unassigned', () => ({ assigned_account_id: null }))
 /** POST /api/v1/admin/reports/:id/resolve — marks it handled, by this moderator. */
-export const resolveReport = reportAction((me) => ({
+export const resolveReport = reportAction('resolve', (me) => ({
   action_taken_at: new Date(),
   action_taken_by_account_id: me,
 }))
 /** POST /api/v1/admin/reports/:id/reopen */
-export const reopenReport = reportAction(() => ({ action_taken_at: null, action_taken_by_account_id: null }))
+export const reopenReport = reportAction('reopen', () => ({
+  action_taken_at: null,
+  action_taken_by_account_id: null,
+}))
+
+/**
+ * PUT /api/v1/admin/reports/:id — Mastodon's: changes the `category` and the rules cited (`rule_ids`, rules in
+ * force, for a `violation`; another category cites none). Unknown rules are a 422.
+ */
+export async function updateAdminReport(ctx: AccountsContext, req: Request, res: Response) {
+  const { account } = await requirePermission(ctx, req)
+  const report = await findReport(ctx, req.params.id)
+  const p = readParams(req, adminUpdateReportParams)
+  const changes: Record<string, unknown> = {}
+  if (p.category !== undefined) changes.category = p.category
+  const category = p.category ?? report.category
+  if (p.rule_ids !== undefined) {
+    const ids = [...new Set(p.rule_ids.filter((id) => id !== ''))]
+    const known = (await activeRules(ctx.db)).map((r) => String(r.id))
+    if (ids.some((id) => !known.includes(id)))
+      throw unprocessable('Validation failed: Rule ids contains an unknown rule')
+    changes.rule_ids = category === 'violation' ? ids : []
+  } else if (category !== 'violation') changes.rule_ids = []
+  const row = await ctx.db.transaction(async (trx) => {
+    const [updated] = await trx('reports')
+      .where({ id: report.id })
+      .update({ ...changes, updated_at: trx.fn.now() })
+      .returning('*')
+    await logReportAction(trx, account.id, 'update', updated as ReportRow)
+    return updated as ReportRow
+  })
+  const [rendered] = await renderAdminReports(ctx, [row], account.id)
+  res.json(rendered)
+}
