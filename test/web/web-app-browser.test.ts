@@ -1,19 +1,23 @@
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { launchChromium } from '@roost/testing'
 import { addRule } from '../../apps/accounts/src/domain/rules'
 import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
 import type { SmtpReceiver } from '../mail/smtp-receiver'
-import { bearer, startStack } from '../stack'
+import { bearer, eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 
 /**
  * The web app (apps/web; docs/architecture.md, "The web app") in headless Chromium, through the gateway with its
  * rate limits, CSP and CORS on, as people use it: a newcomer signs up on a server that approves accounts, a
- * moderator approves them, they edit their profile with an avatar and add a filter the API then applies; the
- * moderator resolves a report with a suspension and the reported user gets the warning mail. axe-core checks every
- * page; the browser reports no CSP violation.
+ * moderator (the seeded Moderator role) approves them, they edit their profile with an avatar and add a filter the
+ * API then applies; an admin changes the registration mode and adds a webhook; the moderator resolves a report with a
+ * suspension, the reported user gets the warning mail, the webhook's receiver a signed `report.created`, and the
+ * audit log shows it. axe-core checks every page; the browser reports no CSP violation.
  */
 const LOGIN = 'roost-mailer'
 const PASSWORD = 'smtp-password-for-tests'
@@ -21,15 +25,32 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 
 let stack: Stack
 let smtp: SmtpReceiver
+/** A webhook receiver on loopback, keeping what it was sent. */
+let receiver: http.Server
+const delivered: { signature: string; body: string }[] = []
 let browser: Browser
 const contexts: BrowserContext[] = []
 const cspViolations: string[] = []
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      delivered.push({
+        signature: String(req.headers['x-hub-signature']),
+        body: Buffer.concat(chunks).toString(),
+      })
+      res.writeHead(200).end('ok')
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   stack = await startStack({
     env: {
       ...smtpEnv(smtp, LOGIN, PASSWORD),
+      // The webhook receiver is on loopback, reached as federation peers are in tests.
+      FEDERATION_ALLOW_HTTP: 'true',
       REGISTRATIONS_MODE: 'approved',
       RATE_LIMITS: 'on',
       RATE_LIMIT_SIGN_UPS: '1000/300',
@@ -50,6 +71,7 @@ afterAll(async () => {
   await browser?.close()
   await stack?.stop()
   await smtp?.close()
+  receiver?.close()
 })
 
 /** A person's own browser (their localStorage and sessionStorage), watching for refused scripts and styles. */
@@ -109,6 +131,10 @@ async function signIn(page: Page, who: { email: string; password: string }, scop
 const newcomer = { username: 'newbie', email: 'newbie@example.test', password: 'a long enough password' }
 let moderator: Page
 let moderatorUser: Awaited<ReturnType<Stack['createUser']>>
+let admin: Page
+let adminUser: Awaited<ReturnType<Stack['createUser']>>
+let hookUrl: string
+let hookSecret: string
 
 describe('the web app in a browser', () => {
   it('signs a newcomer up: the rules shown, a reason asked as the server approves accounts', async () => {
@@ -143,7 +169,7 @@ describe('the web app in a browser', () => {
   }, 60_000)
 
   it('lets a moderator approve the sign-up from the pending accounts, with admin scopes asked only there', async () => {
-    moderatorUser = await stack.createUser({ username: 'mod', role: 'admin' })
+    moderatorUser = await stack.createUser({ username: 'mod', role: 'moderator' })
     moderator = await person()
     await moderator.goto(`${stack.url}/admin`)
     await signIn(moderator, moderatorUser, /admin:read/)
@@ -151,9 +177,11 @@ describe('the web app in a browser', () => {
     await expect(moderator.getByRole('link', { name: /sign-ups waiting/ }).textContent()).resolves.toContain(
       '1',
     )
-    await expect(
-      moderator.getByRole('link', { name: 'Queues (Bull Board)' }).getAttribute('href'),
-    ).resolves.toBe('/admin/queues')
+    // The menu is the role's: a moderator manages reports and users, not the server or its queues.
+    const menu = moderator.getByRole('navigation', { name: 'Moderation' })
+    await expect(menu.getByRole('link', { name: 'Audit log' }).isVisible()).resolves.toBe(true)
+    for (const absent of ['Queues (Bull Board)', 'Server settings', 'Roles', 'Webhooks', 'Blocked servers'])
+      await expect(menu.getByRole('link', { name: absent }).count()).resolves.toBe(0)
     await accessible(moderator)
 
     await moderator.getByRole('link', { name: 'Accounts' }).click()
@@ -261,7 +289,55 @@ describe('the web app in a browser', () => {
     await page.getByRole('alert').filter({ hasText: 'Moderation is for the server' }).waitFor()
   }, 90_000)
 
-  it('resolves a report with a suspension, and the reported user gets the warning mail', async () => {
+  it('lets an admin close sign-ups on the settings page and add a signed webhook', async () => {
+    adminUser = await stack.createUser({ username: 'boss', role: 'admin' })
+    admin = await person()
+    await admin.goto(`${stack.url}/admin/settings`)
+    await signIn(admin, adminUser, /admin:write/)
+    await settled(admin, 'Server settings')
+    await expect(admin.getByLabel('Registrations mode').inputValue()).resolves.toBe('approved')
+    await accessible(admin)
+    await admin.getByLabel('Registrations mode').selectOption('none')
+    await admin.getByLabel('Message when sign-ups are closed').fill('Closed for the winter.')
+    await admin.getByRole('button', { name: 'Save settings' }).click()
+    await admin.getByText('Settings saved.').waitFor()
+    const instance = await stack.api().get('/api/v2/instance').expect(200)
+    expect(instance.body.registrations).toMatchObject({ enabled: false, message: 'Closed for the winter.' })
+    await expect(admin.getByRole('link', { name: 'Queues (Bull Board)' }).getAttribute('href')).resolves.toBe(
+      '/admin/queues',
+    )
+
+    // A webhook for new reports, to the receiver on loopback; its secret is shown on asking.
+    await admin.getByRole('link', { name: 'Webhooks' }).click()
+    await settled(admin, 'Webhooks')
+    await admin.getByText('Add a webhook').click()
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    await admin.getByLabel('Endpoint URL').fill(hookUrl)
+    await expect(admin.getByLabel('A report was filed (report.created)').isChecked()).resolves.toBe(true)
+    await admin.getByRole('button', { name: 'Add webhook' }).click()
+    await admin.getByRole('button', { name: `Disable ${hookUrl}` }).waitFor()
+    await admin.getByRole('button', { name: 'Show the secret' }).click()
+    hookSecret = (await admin.getByLabel(`Signing secret of ${hookUrl}`).textContent())!
+    expect(hookSecret).toMatch(/^[0-9a-f]{40}$/)
+    await accessible(admin)
+
+    // Every other admin page draws without a serious accessibility problem.
+    for (const [path, heading] of [
+      ['/admin/roles', 'Roles'],
+      ['/admin/rules', 'Server rules'],
+      ['/admin/announcements', 'Announcements'],
+      ['/admin/domain_blocks', 'Blocked servers'],
+      ['/admin/ip_blocks', 'IP rules'],
+      ['/admin/custom_emojis', 'Custom emojis'],
+      ['/admin/instances', 'Servers'],
+    ]) {
+      await admin.goto(`${stack.url}${path}`)
+      await settled(admin, heading!)
+      await accessible(admin)
+    }
+  }, 90_000)
+
+  it('lets a moderator resolve a report with a suspension: the warning mail, the webhook, the audit log', async () => {
     const rowdy = await stack.createUser({ username: 'rowdy' })
     const rowdyToken = await stack.userToken('read write', rowdy)
     const status = await stack
@@ -296,27 +372,40 @@ describe('the web app in a browser', () => {
 
     const mail = await smtp.next(rowdy.email, /^Your account @rowdy@\S+ has been suspended$/)
     expect(mail.text).toContain('Harassing other members is not allowed here.')
-    const admin = await stack.userToken('admin:read', moderatorUser)
+    const staffToken = await stack.userToken('admin:read', moderatorUser)
     const report = await stack
       .api()
       .get(`/api/v1/admin/reports/${filed.body.id}`)
-      .set(bearer(admin))
+      .set(bearer(staffToken))
       .expect(200)
     expect(report.body.action_taken).toBe(true)
     expect(report.body.target_account.suspended).toBe(true)
 
-    // The other moderation pages draw too.
-    for (const [path, heading] of [
-      [`/admin/accounts/${rowdy.accountId}`, 'Account'],
-      ['/admin/domain_blocks', 'Blocked servers'],
-      ['/admin/ip_blocks', 'IP rules'],
-      ['/admin/custom_emojis', 'Custom emojis'],
-      ['/admin/instances', 'Servers'],
-    ]) {
-      await moderator.goto(`${stack.url}${path}`)
-      await settled(moderator, heading!)
-      await accessible(moderator)
-    }
+    // The webhook's receiver got the report, signed with the secret the page showed.
+    await eventually(
+      async () => delivered.some((d) => JSON.parse(d.body).object?.id === filed.body.id),
+      20_000,
+    )
+    const delivery = delivered.find((d) => JSON.parse(d.body).object?.id === filed.body.id)!
+    expect(JSON.parse(delivery.body).event).toBe('report.created')
+    expect(delivery.signature).toBe(
+      `sha256=${createHmac('sha256', hookSecret).update(delivery.body).digest('hex')}`,
+    )
+
+    // The audit log has the suspension, by the moderator, found by its verb.
+    await moderator.goto(`${stack.url}/admin/action_logs`)
+    await settled(moderator, 'Audit log')
+    await moderator.getByLabel('Action').fill('suspend')
+    const log = moderator.getByRole('region', { name: 'Audit log' })
+    // The search reloads the list: wait for it to hold the one suspension.
+    await eventually(async () => (await log.getByRole('listitem').count()) === 1, 10_000)
+    await log.getByRole('link', { name: /rowdy/ }).waitFor()
+    await expect(log.textContent()).resolves.toContain('@mod')
+    await accessible(moderator)
+
+    await moderator.goto(`${stack.url}/admin/accounts/${rowdy.accountId}`)
+    await settled(moderator, 'Account')
+    await accessible(moderator)
     expect(cspViolations).toEqual([])
   }, 90_000)
 })

@@ -26,6 +26,12 @@ export const WEB_PAGES = [
   '/admin/ip_blocks',
   '/admin/custom_emojis',
   '/admin/instances',
+  '/admin/roles',
+  '/admin/action_logs',
+  '/admin/webhooks',
+  '/admin/settings',
+  '/admin/rules',
+  '/admin/announcements',
 ] as const
 
 export type WebPage = (typeof WEB_PAGES)[number]

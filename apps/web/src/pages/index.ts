@@ -1,5 +1,7 @@
 import type { WebPage } from '../../../../packages/routes/src/web'
 import { account } from './admin/account'
+import { actionLogs } from './admin/action-logs'
+import { announcements } from './admin/announcements'
 import { accounts } from './admin/accounts'
 import { customEmojis } from './admin/custom-emojis'
 import { dashboard } from './admin/dashboard'
@@ -8,6 +10,10 @@ import { instances } from './admin/instances'
 import { ipBlocks } from './admin/ip-blocks'
 import { report } from './admin/report'
 import { reports } from './admin/reports'
+import { roles } from './admin/roles'
+import { rules } from './admin/rules'
+import { settings } from './admin/settings'
+import { webhooks } from './admin/webhooks'
 import { blocks } from './blocks'
 import { callback } from './callback'
 import { filters } from './filters'
@@ -41,4 +47,10 @@ export const PAGES: Record<WebPage, Page> = {
   '/admin/ip_blocks': ipBlocks,
   '/admin/custom_emojis': customEmojis,
   '/admin/instances': instances,
+  '/admin/roles': roles,
+  '/admin/action_logs': actionLogs,
+  '/admin/webhooks': webhooks,
+  '/admin/settings': settings,
+  '/admin/rules': rules,
+  '/admin/announcements': announcements,
 }

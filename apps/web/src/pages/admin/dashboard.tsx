@@ -19,7 +19,7 @@ export const dashboard: Page = {
   title: 'Moderation',
   area: 'admin',
   scopes: ['admin:read:reports', 'admin:read:accounts'],
-  permission: PERMISSIONS.viewDashboard | PERMISSIONS.manageReports,
+  permission: PERMISSIONS.view_dashboard | PERMISSIONS.manage_reports,
   menu: 'Dashboard',
   Component({ api, me }) {
     const data = useLoad(async () => {
@@ -27,10 +27,10 @@ export const dashboard: Page = {
         api.get<InstanceV1>('/api/v1/instance'),
         api.get<InstanceV2>('/api/v2/instance'),
       ])
-      const reports = can(me, PERMISSIONS.manageReports)
+      const reports = can(me, PERMISSIONS.manage_reports)
         ? (await api.page<unknown>('/api/v1/admin/reports', { resolved: 'false', limit: '100' })).items.length
         : undefined
-      const pending = can(me, PERMISSIONS.manageUsers)
+      const pending = can(me, PERMISSIONS.manage_users)
         ? (
             await api
               .page<unknown>('/api/v2/admin/accounts', { status: 'pending', origin: 'local', limit: '100' })
@@ -82,7 +82,7 @@ export const dashboard: Page = {
             : 'closed'}
           .
         </p>
-        {can(me, PERMISSIONS.devops | PERMISSIONS.manageSettings) ? (
+        {can(me, PERMISSIONS.view_devops | PERMISSIONS.manage_settings) ? (
           <p>
             The job queues, their backlog and failures: <a href="/admin/queues">Bull Board</a>.
           </p>
