@@ -212,3 +212,51 @@ describe('webhooks', () => {
     }
   })
 })
+
+describe('dashboard', () => {
+  it('measures, dimensions and retention as Mastodon (unknown keys left out), and the queues for view_devops', async () => {
+    const today = new Date().toISOString().slice(0, 10)
+    const range = { start_at: today, end_at: today }
+    const res = await as(admin)
+      .post('/api/v1/admin/measures', {
+        ...range,
+        keys: ['new_users', 'opened_reports', 'roost_statuses', 'no_such_key'],
+      })
+      .expect(200)
+    expect(res.body.map((m: { key: string }) => m.key)).toEqual([
+      'new_users',
+      'opened_reports',
+      'roost_statuses',
+    ])
+    const users = await stack.accounts.ctx.db('users').count<{ n: string }[]>('* as n')
+    expect(res.body[0]).toMatchObject({
+      total: String(users[0]!.n),
+      previous_total: '0',
+      data: [{ date: `${today}T00:00:00Z`, value: String(users[0]!.n) }],
+    })
+    expect(Number(res.body[1].total)).toBeGreaterThanOrEqual(2) // the webhook test's reports
+    expect((await as(admin).post('/api/v1/admin/measures', { keys: ['new_users'] })).status).toBe(400)
+
+    const dims = await as(admin)
+      .post('/api/v1/admin/dimensions', { ...range, keys: ['sources', 'software_versions', 'nope'] })
+      .expect(200)
+    expect(dims.body.map((d: { key: string }) => d.key)).toEqual(['sources', 'software_versions'])
+    expect(dims.body[1].data.map((d: { key: string }) => d.key)).toEqual([
+      'roost',
+      'postgresql',
+      'redis',
+      'node',
+    ])
+
+    const cohorts = await as(admin)
+      .post('/api/v1/admin/retention', { ...range, frequency: 'day' })
+      .expect(200)
+    expect(cohorts.body).toHaveLength(1)
+    expect(cohorts.body[0]).toMatchObject({ period: `${today}T00:00:00Z`, frequency: 'day' })
+
+    await as(admin).get('/api/v1/admin/queues').expect(403)
+    const queues = await as(owner).get('/api/v1/admin/queues').expect(200)
+    expect(queues.body.queues.map((q: { name: string }) => q.name)).toContain('webhooks')
+    expect(queues.body.federation).toEqual({ backlog: 0, unavailable_servers: 0 })
+  })
+})

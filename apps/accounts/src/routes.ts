@@ -165,6 +165,7 @@ import { instanceActivity, instancePeers } from './api/v1/instance_activity'
 import { listAdminInstances } from './api/v1/admin/instances'
 import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
 import { listActionLogs } from './api/v1/admin/action_logs'
+import { dimensions, measures, queueHealth, retention } from './api/v1/admin/metrics'
 import {
   createAdminAnnouncement,
   createAdminRule,
@@ -571,6 +572,10 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.delete('/api/v1/admin/roles/:id', on(deleteRole))
   api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
   api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.post('/api/v1/admin/measures', on(measures))
+  api.post('/api/v1/admin/dimensions', on(dimensions))
+  api.post('/api/v1/admin/retention', on(retention))
+  api.get('/api/v1/admin/queues', on(queueHealth))
   api.get('/api/v1/admin/settings', on(showSettings))
   api.put('/api/v1/admin/settings', on(updateSettings))
   api.get('/api/v1/admin/rules', on(listAdminRules))

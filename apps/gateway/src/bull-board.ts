@@ -150,8 +150,10 @@ export function mountBullBoard(
 const ADMIN_VERDICT_MS = 10_000
 
 /**
- * Whether a token belongs to a user who is an admin now, as accounts sees it: the admin API answers 200 only to
- * an admin's user token with a usable login (`limit=0` reads no rows). App tokens are refused before asking.
+ * Whether a token belongs to a user who may see the queues now, as accounts sees it: GET /api/v1/admin/queues
+ * answers 200 only to a user token with a usable login whose role holds `view_devops` (Mastodon's permission for
+ * its Sidekiq dashboard; the Owner role, or any role given it: docs/moderation.md). App tokens are refused before
+ * asking.
  */
 function adminCheck(config: GatewayConfig) {
   const verdicts = new Map<string, { admin: boolean; until: number }>()
@@ -160,7 +162,7 @@ function adminCheck(config: GatewayConfig) {
       if (!token.userId || !permits(token.scopes, ['admin:read'])) return false
       const known = verdicts.get(token.tokenId)
       if (known && known.until > Date.now()) return known.admin
-      const res = await fetch(new URL('/api/v1/admin/accounts?limit=0', config.ACCOUNTS_URL), {
+      const res = await fetch(new URL('/api/v1/admin/queues', config.ACCOUNTS_URL), {
         headers: { Authorization: `Bearer ${token.raw}` },
       }).catch(() => undefined)
       if (!res || res.status >= 500) throw serviceUnavailable()

@@ -459,6 +459,17 @@ export const ROUTES: readonly Route[] = [
   }),
   admin('DELETE', '/api/v1/admin/custom_emojis/:id', ['admin:write'], 'manage_custom_emojis'),
   admin('POST', '/api/v1/admin/custom_emojis/:id/copy', ['admin:write'], 'manage_custom_emojis'),
+  // The dashboard: Mastodon's measures, dimensions and retention; the queues' health is a Roost addition.
+  admin('POST', '/api/v1/admin/measures', ['admin:read'], 'view_dashboard', {
+    params: P.adminMeasuresParams,
+  }),
+  admin('POST', '/api/v1/admin/dimensions', ['admin:read'], 'view_dashboard', {
+    params: P.adminDimensionsParams,
+  }),
+  admin('POST', '/api/v1/admin/retention', ['admin:read'], 'view_dashboard', {
+    params: P.adminRetentionParams,
+  }),
+  admin('GET', '/api/v1/admin/queues', ['admin:read'], 'view_devops'),
   // Roles: Roost additions (Mastodon's roles pages; docs/moderation.md, "Roles and permissions").
   admin('GET', '/api/v1/admin/roles', ['admin:read'], 'manage_roles'),
   admin('GET', '/api/v1/admin/roles/:id', ['admin:read'], 'manage_roles'),

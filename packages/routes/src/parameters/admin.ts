@@ -186,3 +186,25 @@ export const adminAnnouncementParams = z.object({
   all_day: param.bool(),
   published: param.bool(),
 })
+
+/** POST /api/v1/admin/measures (Mastodon's): the measures, and the days they span (dates, inclusive). */
+export const adminMeasuresParams = z.object({
+  keys: param.list(),
+  start_at: param.text(),
+  end_at: param.text(),
+})
+
+/** POST /api/v1/admin/dimensions (Mastodon's): as measures, with how many entries each (default 10). */
+export const adminDimensionsParams = z.object({
+  keys: param.list(),
+  start_at: param.text(),
+  end_at: param.text(),
+  limit: param.int(),
+})
+
+/** POST /api/v1/admin/retention (Mastodon's): the cohorts' span and their period. */
+export const adminRetentionParams = z.object({
+  start_at: param.text(),
+  end_at: param.text(),
+  frequency: param.oneOf(['day', 'month'], 'Validation failed: Frequency is not included in the list'),
+})
