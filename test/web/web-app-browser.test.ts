@@ -177,6 +177,13 @@ describe('the web app in a browser', () => {
     await expect(moderator.getByRole('link', { name: /sign-ups waiting/ }).textContent()).resolves.toContain(
       '1',
     )
+    // Mastodon's dashboard measures: this month's sign-ups (the moderator and the newcomer at least).
+    const month = moderator.getByRole('list', { name: 'The last 30 days' })
+    await expect(month.getByRole('listitem').filter({ hasText: 'new users' }).textContent()).resolves.toMatch(
+      /^[2-9]\d* new users/,
+    )
+    await moderator.getByRole('table', { name: /Share of each month's new users/ }).waitFor()
+    await expect(moderator.getByRole('table', { name: 'Jobs by queue' }).count()).resolves.toBe(0)
     // The menu is the role's: a moderator manages reports and users, not the server or its queues.
     const menu = moderator.getByRole('navigation', { name: 'Moderation' })
     await expect(menu.getByRole('link', { name: 'Audit log' }).isVisible()).resolves.toBe(true)
@@ -289,8 +296,8 @@ describe('the web app in a browser', () => {
     await page.getByRole('alert').filter({ hasText: 'Moderation is for the server' }).waitFor()
   }, 90_000)
 
-  it('lets an admin close sign-ups on the settings page and add a signed webhook', async () => {
-    adminUser = await stack.createUser({ username: 'boss', role: 'admin' })
+  it('lets the owner close sign-ups on the settings page and add a signed webhook', async () => {
+    adminUser = await stack.createUser({ username: 'boss', role: 'owner' })
     admin = await person()
     await admin.goto(`${stack.url}/admin/settings`)
     await signIn(admin, adminUser, /admin:write/)
@@ -306,6 +313,15 @@ describe('the web app in a browser', () => {
     await expect(admin.getByRole('link', { name: 'Queues (Bull Board)' }).getAttribute('href')).resolves.toBe(
       '/admin/queues',
     )
+
+    // The dashboard has the queues for the owner (view_devops: Mastodon's Admin role lacks it).
+    await admin.goto(`${stack.url}/admin`)
+    await settled(admin, 'Moderation')
+    await admin
+      .getByRole('table', { name: 'Jobs by queue' })
+      .getByRole('rowheader', { name: 'webhooks' })
+      .waitFor()
+    await accessible(admin)
 
     // A webhook for new reports, to the receiver on loopback; its secret is shown on asking.
     await admin.getByRole('link', { name: 'Webhooks' }).click()

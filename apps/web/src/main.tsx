@@ -108,7 +108,7 @@ function Frame(props: { area: Area | 'public'; me?: Me; title: string; children:
                 </>
               ) : (
                 <>
-                  {can(props.me, PERMISSIONS.view_devops | PERMISSIONS.manage_settings)
+                  {can(props.me, PERMISSIONS.view_devops)
                     ? link('/admin/queues', 'Queues (Bull Board)')
                     : null}
                   {link('/settings/profile', 'Your settings')}
