@@ -1,4 +1,5 @@
 import { startStack } from '../stack'
+import { isDomainBlocked } from '../../apps/accounts/src/federation/domain-blocks'
 import type { Stack } from '../stack'
 
 /** Server settings, rules and announcements through the admin API, shown at once (docs/moderation.md). */
@@ -140,4 +141,46 @@ it('rules and announcements are managed through the API and shown to everyone', 
     .set('Authorization', `Bearer ${admin}`)
     .expect(200)
   expect(all.body).toHaveLength(1)
+})
+
+it('e-mail domain and canonical e-mail blocks refuse sign-ups; limited federation keeps to the allowed domains', async () => {
+  await put('/api/v1/admin/settings', { registrations_mode: 'open' }).expect(200)
+  const block = await post('/api/v1/admin/email_domain_blocks', { domain: 'Spam.Example' }).expect(200)
+  expect(block.body).toMatchObject({ domain: 'spam.example', history: [] })
+  expect((await post('/api/v1/admin/email_domain_blocks', { domain: 'spam.example' })).status).toBe(422)
+  const refused = await signUp('spammer', { email: 'x@mx.spam.example' })
+  expect(refused.status).toBe(422)
+  expect(refused.body.details.email[0].error).toBe('ERR_BLOCKED')
+
+  const canonical = await post('/api/v1/admin/canonical_email_blocks', {
+    email: 'Jane.Doe+promo@Mail.example',
+  }).expect(200)
+  expect(canonical.body.canonical_email_hash).toMatch(/^[0-9a-f]{64}$/)
+  const tested = await post('/api/v1/admin/canonical_email_blocks/test', {
+    email: 'janedoe@mail.example',
+  }).expect(200)
+  expect(tested.body).toEqual([canonical.body])
+  expect(
+    (await post('/api/v1/admin/canonical_email_blocks/test', { email: 'jane@mail.example' })).body,
+  ).toEqual([])
+  expect((await signUp('janedoe', { email: 'j.a.n.e.doe+again@mail.example' })).status).toBe(422)
+  expect((await signUp('janeok', { email: 'jane@mail.example' })).status).toBe(200)
+  await stack
+    .api()
+    .delete(`/api/v1/admin/email_domain_blocks/${block.body.id}`)
+    .set('Authorization', `Bearer ${admin}`)
+    .expect(200)
+  expect((await signUp('spammer', { email: 'x@mx.spam.example' })).status).toBe(200)
+
+  const db = stack.accounts.ctx.db
+  expect(await isDomainBlocked(db, 'peer.example')).toBe(false)
+  await put('/api/v1/admin/settings', { limited_federation_mode: true }).expect(200)
+  expect((await stack.api().get('/api/v2/instance')).body.configuration.limited_federation).toBe(true)
+  expect(await isDomainBlocked(db, 'peer.example')).toBe(true)
+  const allow = await post('/api/v1/admin/domain_allows', { domain: 'peer.example' }).expect(200)
+  expect((await post('/api/v1/admin/domain_allows', { domain: 'peer.example' })).body.id).toBe(allow.body.id)
+  expect(await isDomainBlocked(db, 'social.peer.example')).toBe(false)
+  expect(await isDomainBlocked(db, 'other.example')).toBe(true)
+  await put('/api/v1/admin/settings', { limited_federation_mode: false }).expect(200)
+  expect(await isDomainBlocked(db, 'other.example')).toBe(false)
 })

@@ -165,6 +165,21 @@ import { instanceActivity, instancePeers } from './api/v1/instance_activity'
 import { listAdminInstances } from './api/v1/admin/instances'
 import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
 import { listActionLogs } from './api/v1/admin/action_logs'
+import {
+  createCanonicalEmailBlock,
+  createDomainAllow,
+  createEmailDomainBlock,
+  deleteCanonicalEmailBlock,
+  deleteDomainAllow,
+  deleteEmailDomainBlock,
+  listCanonicalEmailBlocks,
+  listDomainAllows,
+  listEmailDomainBlocks,
+  showCanonicalEmailBlock,
+  showDomainAllow,
+  showEmailDomainBlock,
+  testCanonicalEmailBlocks,
+} from './api/v1/admin/email_blocks'
 import { dimensions, measures, queueHealth, retention } from './api/v1/admin/metrics'
 import {
   createAdminAnnouncement,
@@ -572,6 +587,19 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.delete('/api/v1/admin/roles/:id', on(deleteRole))
   api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
   api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.get('/api/v1/admin/domain_allows', on(listDomainAllows))
+  api.get('/api/v1/admin/domain_allows/:id', on(showDomainAllow))
+  api.post('/api/v1/admin/domain_allows', on(createDomainAllow))
+  api.delete('/api/v1/admin/domain_allows/:id', on(deleteDomainAllow))
+  api.get('/api/v1/admin/email_domain_blocks', on(listEmailDomainBlocks))
+  api.get('/api/v1/admin/email_domain_blocks/:id', on(showEmailDomainBlock))
+  api.post('/api/v1/admin/email_domain_blocks', on(createEmailDomainBlock))
+  api.delete('/api/v1/admin/email_domain_blocks/:id', on(deleteEmailDomainBlock))
+  api.get('/api/v1/admin/canonical_email_blocks', on(listCanonicalEmailBlocks))
+  api.get('/api/v1/admin/canonical_email_blocks/:id', on(showCanonicalEmailBlock))
+  api.post('/api/v1/admin/canonical_email_blocks', on(createCanonicalEmailBlock))
+  api.post('/api/v1/admin/canonical_email_blocks/test', on(testCanonicalEmailBlocks))
+  api.delete('/api/v1/admin/canonical_email_blocks/:id', on(deleteCanonicalEmailBlock))
   api.post('/api/v1/admin/measures', on(measures))
   api.post('/api/v1/admin/dimensions', on(dimensions))
   api.post('/api/v1/admin/retention', on(retention))

@@ -421,6 +421,66 @@ export const ROUTES: readonly Route[] = [
     params: P.adminDomainBlockParams,
   }),
   admin('DELETE', '/api/v1/admin/domain_blocks/:id', ['admin:write:domain_blocks'], 'manage_federation'),
+  admin('GET', '/api/v1/admin/domain_allows', ['admin:read:domain_allows'], 'manage_federation', {
+    params: P.pageParams,
+  }),
+  admin('GET', '/api/v1/admin/domain_allows/:id', ['admin:read:domain_allows'], 'manage_federation'),
+  admin('POST', '/api/v1/admin/domain_allows', ['admin:write:domain_allows'], 'manage_federation', {
+    params: P.adminDomainParams,
+  }),
+  admin('DELETE', '/api/v1/admin/domain_allows/:id', ['admin:write:domain_allows'], 'manage_federation'),
+  admin('GET', '/api/v1/admin/email_domain_blocks', ['admin:read:email_domain_blocks'], 'manage_blocks', {
+    params: P.pageParams,
+  }),
+  admin('GET', '/api/v1/admin/email_domain_blocks/:id', ['admin:read:email_domain_blocks'], 'manage_blocks'),
+  admin('POST', '/api/v1/admin/email_domain_blocks', ['admin:write:email_domain_blocks'], 'manage_blocks', {
+    params: P.adminDomainParams,
+  }),
+  admin(
+    'DELETE',
+    '/api/v1/admin/email_domain_blocks/:id',
+    ['admin:write:email_domain_blocks'],
+    'manage_blocks',
+  ),
+  admin(
+    'GET',
+    '/api/v1/admin/canonical_email_blocks',
+    ['admin:read:canonical_email_blocks'],
+    'manage_blocks',
+    {
+      params: P.pageParams,
+    },
+  ),
+  admin(
+    'GET',
+    '/api/v1/admin/canonical_email_blocks/:id',
+    ['admin:read:canonical_email_blocks'],
+    'manage_blocks',
+  ),
+  admin(
+    'POST',
+    '/api/v1/admin/canonical_email_blocks',
+    ['admin:write:canonical_email_blocks'],
+    'manage_blocks',
+    {
+      params: P.adminCanonicalEmailBlockParams,
+    },
+  ),
+  admin(
+    'POST',
+    '/api/v1/admin/canonical_email_blocks/test',
+    ['admin:read:canonical_email_blocks'],
+    'manage_blocks',
+    {
+      params: P.adminCanonicalEmailTestParams,
+    },
+  ),
+  admin(
+    'DELETE',
+    '/api/v1/admin/canonical_email_blocks/:id',
+    ['admin:write:canonical_email_blocks'],
+    'manage_blocks',
+  ),
   // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
   admin('GET', '/api/v1/admin/instances', ['admin:read'], 'manage_federation'),
   admin('GET', '/api/v1/admin/reports', ['admin:read:reports'], 'manage_reports', {

@@ -6,6 +6,7 @@ import { createUser, mailOnSignUp } from '../domain/users'
 import { useInvite } from '../domain/invites'
 import { hashPassword } from '../domain/password-hashes'
 import { blank, invalid, text, tooLong, tooShort, Validation } from './validation'
+import { emailBlocked } from '../domain/email_blocks'
 
 /** Mastodon's default `reserved_usernames`, plus names that would read as the server itself. */
 export const RESERVED_USERNAMES = new Set([
@@ -94,6 +95,8 @@ export async function validateSignUp(
   else if (!EMAIL.test(email)) invalid(v, 'email')
   else if (await db('users').whereRaw('lower(email) = lower(?)', [email]).first())
     v.add('email', 'ERR_TAKEN', 'has already been taken')
+  // E-mail domain and canonical e-mail blocks (docs/moderation.md), as Mastodon's BlacklistedEmailValidator.
+  else if (await emailBlocked(db, email)) v.add('email', 'ERR_BLOCKED', 'uses a disallowed e-mail provider')
 
   if (!password) blank(v, 'password')
   else if (password.length < PASSWORD_MIN) tooShort(v, 'password', PASSWORD_MIN)

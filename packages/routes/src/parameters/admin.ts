@@ -208,3 +208,19 @@ export const adminRetentionParams = z.object({
   end_at: param.text(),
   frequency: param.oneOf(['day', 'month'], 'Validation failed: Frequency is not included in the list'),
 })
+
+/** POST /api/v1/admin/domain_allows and /api/v1/admin/email_domain_blocks (Mastodon's): the domain. */
+export const adminDomainParams = z.object({
+  domain: param.text({ maxChars: 253 }),
+})
+
+/** POST /api/v1/admin/canonical_email_blocks (Mastodon's): an address to canonicalise, or the hash itself. */
+export const adminCanonicalEmailBlockParams = z.object({
+  email: param.text({ maxChars: 320 }),
+  canonical_email_hash: param.text({ maxChars: 64 }),
+})
+
+/** POST /api/v1/admin/canonical_email_blocks/test (Mastodon's): the address to check. */
+export const adminCanonicalEmailTestParams = z.object({
+  email: param.text({ maxChars: 320 }),
+})
