@@ -337,10 +337,38 @@ describe('the web app in a browser', () => {
     expect(hookSecret).toMatch(/^[0-9a-f]{40}$/)
     await accessible(admin)
 
+    // A custom role with one permission, given to the newcomer from their account page.
+    await admin.goto(`${stack.url}/admin/roles`)
+    await settled(admin, 'Roles')
+    await admin.getByText('Create a role').click()
+    const create = admin.getByRole('form', { name: 'Create a role' })
+    await create.getByLabel('Name').fill('Helper')
+    await create.getByLabel('Position').fill('5')
+    await create.getByLabel('Manage reports').check()
+    await create.getByRole('button', { name: 'Create role' }).click()
+    await admin.getByRole('list', { name: 'Roles' }).getByText('Helper', { exact: true }).waitFor()
+    await accessible(admin)
+    const newbie = await stack.accounts.ctx.db('accounts').where({ username: 'newbie', domain: null }).first()
+    await admin.goto(`${stack.url}/admin/accounts/${newbie.id}`)
+    await settled(admin, 'Account')
+    await admin.getByLabel('Role', { exact: true }).selectOption({ label: 'Helper' })
+    await admin.getByRole('button', { name: 'Change role' }).click()
+    await admin.getByText('Role changed.').waitFor()
+    const ownerToken = await stack.userToken('admin:read', adminUser)
+    const given = await stack
+      .api()
+      .get(`/api/v1/admin/accounts/${newbie.id}`)
+      .set(bearer(ownerToken))
+      .expect(200)
+    expect(given.body.role).toMatchObject({ name: 'Helper', permissions: '16' })
+    await accessible(admin)
+
     // Every other admin page draws without a serious accessibility problem.
     for (const [path, heading] of [
-      ['/admin/roles', 'Roles'],
       ['/admin/rules', 'Server rules'],
+      ['/admin/domain_allows', 'Allowed servers'],
+      ['/admin/email_domain_blocks', 'Blocked e-mail domains'],
+      ['/admin/canonical_email_blocks', 'Blocked e-mail addresses'],
       ['/admin/announcements', 'Announcements'],
       ['/admin/domain_blocks', 'Blocked servers'],
       ['/admin/ip_blocks', 'IP rules'],

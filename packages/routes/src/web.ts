@@ -32,6 +32,9 @@ export const WEB_PAGES = [
   '/admin/settings',
   '/admin/rules',
   '/admin/announcements',
+  '/admin/domain_allows',
+  '/admin/email_domain_blocks',
+  '/admin/canonical_email_blocks',
 ] as const
 
 export type WebPage = (typeof WEB_PAGES)[number]

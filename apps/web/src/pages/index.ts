@@ -3,9 +3,12 @@ import { account } from './admin/account'
 import { actionLogs } from './admin/action-logs'
 import { announcements } from './admin/announcements'
 import { accounts } from './admin/accounts'
+import { canonicalEmailBlocks } from './admin/canonical-email-blocks'
 import { customEmojis } from './admin/custom-emojis'
 import { dashboard } from './admin/dashboard'
+import { domainAllows } from './admin/domain-allows'
 import { domainBlocks } from './admin/domain-blocks'
+import { emailDomainBlocks } from './admin/email-domain-blocks'
 import { instances } from './admin/instances'
 import { ipBlocks } from './admin/ip-blocks'
 import { report } from './admin/report'
@@ -43,14 +46,17 @@ export const PAGES: Record<WebPage, Page> = {
   '/admin/reports/:id': report,
   '/admin/accounts': accounts,
   '/admin/accounts/:id': account,
-  '/admin/domain_blocks': domainBlocks,
-  '/admin/ip_blocks': ipBlocks,
-  '/admin/custom_emojis': customEmojis,
-  '/admin/instances': instances,
   '/admin/roles': roles,
   '/admin/action_logs': actionLogs,
-  '/admin/webhooks': webhooks,
-  '/admin/settings': settings,
+  '/admin/domain_blocks': domainBlocks,
+  '/admin/domain_allows': domainAllows,
+  '/admin/instances': instances,
+  '/admin/ip_blocks': ipBlocks,
+  '/admin/email_domain_blocks': emailDomainBlocks,
+  '/admin/canonical_email_blocks': canonicalEmailBlocks,
+  '/admin/custom_emojis': customEmojis,
   '/admin/rules': rules,
   '/admin/announcements': announcements,
+  '/admin/webhooks': webhooks,
+  '/admin/settings': settings,
 }
