@@ -260,3 +260,47 @@ describe('dashboard', () => {
     expect(queues.body.federation).toEqual({ backlog: 0, unavailable_servers: 0 })
   })
 })
+
+describe('trends review', () => {
+  it('a rejected tag or post leaves the public trends and stays in the review list; approving brings it back', async () => {
+    const author = await stack.createUser()
+    await stack.accounts.ctx.db('accounts').where({ id: author.accountId }).update({ discoverable: true })
+    const token = await stack.userToken('read write', author)
+    const status = await stack
+      .api()
+      .post('/api/v1/statuses')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ status: 'Herons at dawn #heronwatch', visibility: 'public' })
+      .expect(200)
+    const fan = await stack.userToken('read write')
+    await stack
+      .api()
+      .post(`/api/v1/statuses/${status.body.id}/favourite`)
+      .set('Authorization', `Bearer ${fan}`)
+      .expect(200)
+    await stack.drain()
+    const publicTags = async () =>
+      (await stack.api().get('/api/v1/trends/tags').expect(200)).body.map((t: { name: string }) => t.name)
+    const publicStatuses = async () =>
+      (await stack.api().get('/api/v1/trends/statuses').expect(200)).body.map((s: { id: string }) => s.id)
+    expect(await publicTags()).toContain('heronwatch')
+    expect(await publicStatuses()).toContain(status.body.id)
+
+    const review = await as(admin).get('/api/v1/admin/trends/tags').expect(200)
+    const tag = review.body.find((t: { name: string }) => t.name === 'heronwatch')
+    expect(tag).toMatchObject({ trendable: false, requires_review: true })
+    const rejected = await as(admin).post(`/api/v1/admin/trends/tags/${tag.id}/reject`).expect(200)
+    expect(rejected.body).toMatchObject({ name: 'heronwatch', trendable: false, requires_review: false })
+    await as(admin).post(`/api/v1/admin/trends/statuses/${status.body.id}/reject`).expect(200)
+    expect(await publicTags()).not.toContain('heronwatch')
+    expect(await publicStatuses()).not.toContain(status.body.id)
+    const stillReviewed = await as(admin).get('/api/v1/admin/trends/statuses').expect(200)
+    expect(stillReviewed.body.map((s: { id: string }) => s.id)).toContain(status.body.id)
+    await as(admin).post(`/api/v1/admin/trends/tags/${tag.id}/approve`).expect(200)
+    await as(admin).post(`/api/v1/admin/trends/statuses/${status.body.id}/approve`).expect(200)
+    expect(await publicTags()).toContain('heronwatch')
+    expect(await publicStatuses()).toContain(status.body.id)
+    expect((await as(admin).get('/api/v1/admin/trends/links').expect(200)).body).toEqual([])
+    await as(admin).post('/api/v1/admin/trends/links/1/approve').expect(404)
+  })
+})

@@ -166,6 +166,16 @@ import { listAdminInstances } from './api/v1/admin/instances'
 import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
 import { listActionLogs } from './api/v1/admin/action_logs'
 import {
+  adminTrendLinks,
+  adminTrendStatuses,
+  adminTrendTags,
+  approveTrendStatus,
+  approveTrendTag,
+  rejectTrendStatus,
+  rejectTrendTag,
+  reviewTrendLink,
+} from './api/v1/admin/trends'
+import {
   createCanonicalEmailBlock,
   createDomainAllow,
   createEmailDomainBlock,
@@ -587,6 +597,15 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.delete('/api/v1/admin/roles/:id', on(deleteRole))
   api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
   api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.get('/api/v1/admin/trends/tags', on(adminTrendTags))
+  api.post('/api/v1/admin/trends/tags/:id/approve', on(approveTrendTag))
+  api.post('/api/v1/admin/trends/tags/:id/reject', on(rejectTrendTag))
+  api.get('/api/v1/admin/trends/statuses', on(adminTrendStatuses))
+  api.post('/api/v1/admin/trends/statuses/:id/approve', on(approveTrendStatus))
+  api.post('/api/v1/admin/trends/statuses/:id/reject', on(rejectTrendStatus))
+  api.get('/api/v1/admin/trends/links', on(adminTrendLinks))
+  api.post('/api/v1/admin/trends/links/:id/approve', on(reviewTrendLink))
+  api.post('/api/v1/admin/trends/links/:id/reject', on(reviewTrendLink))
   api.get('/api/v1/admin/domain_allows', on(listDomainAllows))
   api.get('/api/v1/admin/domain_allows/:id', on(showDomainAllow))
   api.post('/api/v1/admin/domain_allows', on(createDomainAllow))

@@ -530,6 +530,18 @@ export const ROUTES: readonly Route[] = [
     params: P.adminRetentionParams,
   }),
   admin('GET', '/api/v1/admin/queues', ['admin:read'], 'view_devops'),
+  // Trends review (Mastodon's): what trends, rejected items included, and the moderators' verdicts.
+  admin('GET', '/api/v1/admin/trends/tags', ['admin:read'], 'manage_taxonomies', { params: P.trendsParams }),
+  admin('POST', '/api/v1/admin/trends/tags/:id/approve', ['admin:write'], 'manage_taxonomies'),
+  admin('POST', '/api/v1/admin/trends/tags/:id/reject', ['admin:write'], 'manage_taxonomies'),
+  admin('GET', '/api/v1/admin/trends/statuses', ['admin:read'], 'manage_taxonomies', {
+    params: P.trendsParams,
+  }),
+  admin('POST', '/api/v1/admin/trends/statuses/:id/approve', ['admin:write'], 'manage_taxonomies'),
+  admin('POST', '/api/v1/admin/trends/statuses/:id/reject', ['admin:write'], 'manage_taxonomies'),
+  admin('GET', '/api/v1/admin/trends/links', ['admin:read'], 'manage_taxonomies', { params: P.trendsParams }),
+  admin('POST', '/api/v1/admin/trends/links/:id/approve', ['admin:write'], 'manage_taxonomies'),
+  admin('POST', '/api/v1/admin/trends/links/:id/reject', ['admin:write'], 'manage_taxonomies'),
   // Roles: Roost additions (Mastodon's roles pages; docs/moderation.md, "Roles and permissions").
   admin('GET', '/api/v1/admin/roles', ['admin:read'], 'manage_roles'),
   admin('GET', '/api/v1/admin/roles/:id', ['admin:read'], 'manage_roles'),

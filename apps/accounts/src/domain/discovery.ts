@@ -20,7 +20,13 @@ const STATUS_TREND_DAYS = 2
  * silenced, most distinct authors first, then most uses, then most recent use; tags marked not trendable or not
  * listable are left out.
  */
-export async function trendingTags(db: Knex, limit: number, offset: number): Promise<TagRow[]> {
+export async function trendingTags(
+  db: Knex,
+  limit: number,
+  offset: number,
+  /** The moderators' review (docs/moderation.md): rejected tags too, so they can be approved again. */
+  review = false,
+): Promise<TagRow[]> {
   if (limit <= 0) return []
   return db('tags')
     .join('status_tags', 'status_tags.tag_id', 'tags.id')
@@ -31,7 +37,9 @@ export async function trendingTags(db: Knex, limit: number, offset: number): Pro
     .whereNull('statuses.reblog_of_id')
     .whereNull('accounts.suspended_at')
     .whereNull('accounts.silenced_at')
-    .where((t) => t.whereNull('tags.trendable').orWhere('tags.trendable', true))
+    .modify((q) => {
+      if (!review) q.where((t) => t.whereNull('tags.trendable').orWhere('tags.trendable', true))
+    })
     .where((t) => t.whereNull('tags.listable').orWhere('tags.listable', true))
     .groupBy('tags.id')
     .orderByRaw('count(DISTINCT statuses.account_id) DESC, count(*) DESC, max(statuses.id) DESC')
@@ -50,6 +58,8 @@ export async function trendingStatuses(
   limit: number,
   offset: number,
   viewerId?: string,
+  /** The moderators' review (docs/moderation.md): rejected posts too. */
+  review = false,
 ): Promise<StatusRow[]> {
   if (limit <= 0) return []
   const score = `(SELECT count(*) FROM statuses boosts WHERE boosts.reblog_of_id = statuses.id)
@@ -63,6 +73,10 @@ export async function trendingStatuses(
     .whereNull('accounts.suspended_at')
     .whereNull('accounts.silenced_at')
     .whereRaw(`${score} > 0`)
+    // A post a moderator rejected never trends (Mastodon's `statuses.trendable`).
+    .modify((q) => {
+      if (!review) q.where((t) => t.whereNull('statuses.trendable').orWhere('statuses.trendable', true))
+    })
     .select('statuses.*')
     .orderByRaw(`${score} DESC, statuses.id DESC`)
     .limit(limit)

@@ -50,6 +50,7 @@ import * as sensitizedAccounts from './20261130040003_sensitized_accounts'
 import * as webhooks from './20261130040004_webhooks'
 import * as serverSettings from './20261130040005_server_settings'
 import * as allowsAndEmailBlocks from './20261130040006_allows_and_email_blocks'
+import * as statusTrendable from './20261130040007_status_trendable'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
@@ -113,4 +114,5 @@ export const migrations: Migration[] = [
   { name: '20261130040004_webhooks', ...webhooks },
   { name: '20261130040005_server_settings', ...serverSettings },
   { name: '20261130040006_allows_and_email_blocks', ...allowsAndEmailBlocks },
+  { name: '20261130040007_status_trendable', ...statusTrendable },
 ]
