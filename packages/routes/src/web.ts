@@ -35,6 +35,7 @@ export const WEB_PAGES = [
   '/admin/domain_allows',
   '/admin/email_domain_blocks',
   '/admin/canonical_email_blocks',
+  '/admin/trends',
 ] as const
 
 export type WebPage = (typeof WEB_PAGES)[number]

@@ -16,6 +16,7 @@ import { reports } from './admin/reports'
 import { roles } from './admin/roles'
 import { rules } from './admin/rules'
 import { settings } from './admin/settings'
+import { trends } from './admin/trends'
 import { webhooks } from './admin/webhooks'
 import { blocks } from './blocks'
 import { callback } from './callback'
@@ -48,6 +49,7 @@ export const PAGES: Record<WebPage, Page> = {
   '/admin/accounts/:id': account,
   '/admin/roles': roles,
   '/admin/action_logs': actionLogs,
+  '/admin/trends': trends,
   '/admin/domain_blocks': domainBlocks,
   '/admin/domain_allows': domainAllows,
   '/admin/instances': instances,
