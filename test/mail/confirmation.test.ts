@@ -1,6 +1,6 @@
-import { bearer, startStack } from '../stack'
+import { bearer } from '../stack'
 import type { Stack } from '../stack'
-import { smtpEnv, startSmtpReceiver } from './smtp-receiver'
+import { startMailStack } from './smtp-receiver'
 import type { SmtpReceiver } from './smtp-receiver'
 
 /**
@@ -8,30 +8,21 @@ import type { SmtpReceiver } from './smtp-receiver'
  * SMTP with authentication, the link confirms the account once, the app it signed up with can have it sent again
  * within Mastodon's limits, a refused delivery is retried, and moderators hear of reports.
  */
-const LOGIN = 'roost-mailer'
-const PASSWORD = 'smtp-password-for-tests'
 let stack: Stack
 let smtp: SmtpReceiver
+let stop: () => Promise<void>
 beforeAll(async () => {
-  smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD, refuseOnce: ['flaky@example.test'] })
-  stack = await startStack({
+  ;({ smtp, stack, stop } = await startMailStack({
+    refuseOnce: ['flaky@example.test'],
     env: {
-      ...smtpEnv(smtp, LOGIN, PASSWORD),
       REQUIRE_EMAIL_CONFIRMATION: 'true',
-      // The mail throttles on, the others out of the way of a test that signs many up from one address.
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_SIGN_UPS: '1000/300',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
+      // The mail throttle per address out of the way of a test that signs many up from one address.
       RATE_LIMIT_MAIL_IP: '1000/300',
     },
-  })
+  }))
 })
 afterAll(async () => {
-  await stack.stop()
-  await smtp.close()
+  await stop?.()
 })
 
 const CONFIRM_SUBJECT = /^Confirm your e-mail address for Roost Test Town$/

@@ -1,8 +1,8 @@
 import request from 'supertest'
 import { createSubscriberKeys } from '@roost/testing'
-import { bearer, eventually, startStack } from '../stack'
+import { bearer, eventually } from '../stack'
 import type { Stack } from '../stack'
-import { smtpEnv, startSmtpReceiver } from './smtp-receiver'
+import { startMailStack } from './smtp-receiver'
 import type { ReceivedMail, SmtpReceiver } from './smtp-receiver'
 
 /**
@@ -11,30 +11,20 @@ import type { ReceivedMail, SmtpReceiver } from './smtp-receiver'
  * their push subscriptions); the forms refuse bad input and change nothing; a password changes only with the
  * current one.
  */
-const LOGIN = 'roost-mailer'
-const PASSWORD = 'smtp-password-for-tests'
 let stack: Stack
 let smtp: SmtpReceiver
+let stop: () => Promise<void>
 beforeAll(async () => {
-  smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
-  stack = await startStack({
+  ;({ smtp, stack, stop } = await startMailStack({
     env: {
-      ...smtpEnv(smtp, LOGIN, PASSWORD),
       REQUIRE_EMAIL_CONFIRMATION: 'true',
       REGISTRATIONS_MODE: 'approved',
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_SIGN_UPS: '1000/300',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
       RATE_LIMIT_SIGN_IN_IP: '1000/300',
     },
-  })
+  }))
 })
 afterAll(async () => {
-  await stack.stop()
-  await smtp.close()
+  await stop?.()
 })
 
 const RESET_SUBJECT = /^Reset your password on Roost Test Town$/

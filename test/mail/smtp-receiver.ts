@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net'
 import { simpleParser } from 'mailparser'
 import type { ParsedMail } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
+import { startStack } from '../stack'
 
 /** A message as the receiver got it: its envelope and the parsed message. */
 export interface ReceivedMail {
@@ -106,3 +107,53 @@ export const smtpEnv = (receiver: SmtpReceiver, login: string, password: string)
   SMTP_FROM_ADDRESS: 'notifications@roost.test',
   INSTANCE_TITLE: 'Roost Test Town',
 })
+
+/** The login the receiver asks for, as the mail tests give it to the stack. */
+export const SMTP_LOGIN = 'roost-mailer'
+export const SMTP_PASSWORD = 'smtp-password-for-tests'
+
+/**
+ * The rate limits of the mail tests: on (the mail throttles apply as in production), with the general budgets out
+ * of the way of a test that signs many up and calls the API often from one address. A test sets its own mail and
+ * sign-in budgets on top.
+ */
+export const MAIL_TEST_RATE_LIMITS = {
+  RATE_LIMITS: 'on',
+  RATE_LIMIT_SIGN_UPS: '1000/300',
+  RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
+  RATE_LIMIT_API_IP: '10000/300',
+  RATE_LIMIT_API_TOKEN: '10000/300',
+  RATE_LIMIT_API_USER: '10000/300',
+}
+
+/**
+ * A receiver and a stack whose accounts worker sends to it (the one setup of the mail tests): `env` on top of
+ * smtpEnv and, unless `rateLimits` is false, MAIL_TEST_RATE_LIMITS; `stop` ends both.
+ */
+export async function startMailStack(
+  options: { env?: Record<string, string>; refuseOnce?: string[]; rateLimits?: boolean } = {},
+) {
+  const smtp = await startSmtpReceiver({
+    login: SMTP_LOGIN,
+    password: SMTP_PASSWORD,
+    refuseOnce: options.refuseOnce,
+  })
+  const stack = await startStack({
+    env: {
+      ...smtpEnv(smtp, SMTP_LOGIN, SMTP_PASSWORD),
+      ...(options.rateLimits === false ? {} : MAIL_TEST_RATE_LIMITS),
+      ...options.env,
+    },
+  }).catch(async (err: unknown) => {
+    await smtp.close()
+    throw err
+  })
+  return {
+    smtp,
+    stack,
+    async stop() {
+      await stack.stop()
+      await smtp.close()
+    },
+  }
+}

@@ -1,9 +1,9 @@
 import { Secret, TOTP } from 'otpauth'
 import request from 'supertest'
 import { main } from '../../apps/accounts/src/cli'
-import { bearer, startStack } from '../stack'
+import { bearer } from '../stack'
 import type { Stack } from '../stack'
-import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
+import { startMailStack } from '../mail/smtp-receiver'
 import type { SmtpReceiver } from '../mail/smtp-receiver'
 
 /**
@@ -11,30 +11,20 @@ import type { SmtpReceiver } from '../mail/smtp-receiver'
  * secrets encrypted at rest, an admin turning two-factor sign-in off from the CLI, the warning mail of a moderation
  * decision, and the page that sends the confirmation mail again (docs/security.md).
  */
-const LOGIN = 'roost-mailer'
-const PASSWORD = 'smtp-password-for-tests'
 let stack: Stack
 let smtp: SmtpReceiver
+let stop: () => Promise<void>
 beforeAll(async () => {
-  smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
-  stack = await startStack({
+  ;({ smtp, stack, stop } = await startMailStack({
     env: {
-      ...smtpEnv(smtp, LOGIN, PASSWORD),
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_SIGN_UPS: '1000/300',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
       RATE_LIMIT_SIGN_IN_IP: '1000/300',
       RATE_LIMIT_MAIL_IP: '1000/300',
       RATE_LIMIT_MAIL_ACCOUNT: '3/1800',
     },
-  })
+  }))
 }, 60_000)
 afterAll(async () => {
-  await stack?.stop()
-  await smtp?.close()
+  await stop?.()
 })
 
 const totp = (secret: string) =>
@@ -200,14 +190,39 @@ describe('the warning mail of a moderation decision', () => {
       ['none', 'Please keep it civil.'],
       ['silence', 'Spam.'],
     ])
+    // A report on the account, resolved by the suspension that answers it (Mastodon's report_id), in the log.
+    const reporter = await stack.userToken('read write')
+    const report = await stack
+      .api()
+      .post('/api/v1/reports')
+      .set(bearer(reporter))
+      .send({ account_id: user.accountId, comment: 'rowdy again' })
+      .expect(200)
     // The suspension mail is not sent later either: the suspended one had not asked for it.
     await stack
       .api()
       .post(`/api/v1/admin/accounts/${user.accountId}/action`)
       .set(bearer(token))
-      .send({ type: 'suspend', send_email_notification: true })
+      .send({ type: 'suspend', send_email_notification: true, report_id: report.body.id })
       .expect(200)
     await smtp.next(user.email, /^Your account @rowdy@\S+ has been suspended$/)
+    const resolved = await stack
+      .api()
+      .get(`/api/v1/admin/reports/${report.body.id}`)
+      .set(bearer(token))
+      .expect(200)
+    expect(resolved.body).toMatchObject({
+      action_taken: true,
+      action_taken_by_account: { id: admin.accountId },
+    })
+    const log = await stack
+      .api()
+      .get(`/api/v1/admin/action_logs?account_id=${admin.accountId}&limit=3`)
+      .set(bearer(token))
+      .expect(200)
+    expect(
+      log.body.map((l: { action: string; target_type: string }) => `${l.action} ${l.target_type}`),
+    ).toEqual(['resolve Report', 'suspend Account', 'suspend Account'])
     expect(smtp.received.filter((m) => m.to.includes(quiet.email))).toEqual([])
   }, 60_000)
 })

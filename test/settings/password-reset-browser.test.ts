@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core'
 import { launchChromium } from '@roost/testing'
-import { bearer, startStack } from '../stack'
+import { bearer } from '../stack'
 import type { Stack } from '../stack'
-import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
+import { startMailStack } from '../mail/smtp-receiver'
 import type { SmtpReceiver } from '../mail/smtp-receiver'
 
 /**
@@ -10,21 +10,20 @@ import type { SmtpReceiver } from '../mail/smtp-receiver'
  * Chromium, the request page, the link read back from a real SMTP server on loopback, the new password, then an
  * OAuth sign-in with it; the link works once, and the old password and the old token are done.
  */
-const LOGIN = 'roost-mailer'
-const PASSWORD = 'smtp-password-for-tests'
 const NEW_PASSWORD = 'a brand new passphrase'
 let stack: Stack
 let smtp: SmtpReceiver
+let stop: () => Promise<void>
 let browser: Browser
 beforeAll(async () => {
-  smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
-  stack = await startStack({ env: smtpEnv(smtp, LOGIN, PASSWORD) })
+  ;({ smtp, stack, stop } = await startMailStack({
+    rateLimits: false,
+  }))
   browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
-  await stack?.stop()
-  await smtp?.close()
+  await stop?.()
 })
 
 it('resets a forgotten password from the mail’s link, once, then signs in through OAuth with it', async () => {

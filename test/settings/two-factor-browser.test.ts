@@ -2,9 +2,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { Secret, TOTP } from 'otpauth'
 import request from 'supertest'
 import { createSubscriberKeys, launchChromium } from '@roost/testing'
-import { bearer, eventually, startStack } from '../stack'
+import { bearer, eventually } from '../stack'
 import type { Stack } from '../stack'
-import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
+import { startMailStack } from '../mail/smtp-receiver'
 import type { SmtpReceiver } from '../mail/smtp-receiver'
 
 /**
@@ -12,33 +12,23 @@ import type { SmtpReceiver } from '../mail/smtp-receiver'
  * mails read back from a real SMTP server on loopback (issue #35; docs/security.md, "Two-factor sign-in",
  * "Sessions and apps", "Changing the e-mail address").
  */
-const LOGIN = 'roost-mailer'
-const PASSWORD = 'smtp-password-for-tests'
 let stack: Stack
 let smtp: SmtpReceiver
+let stop: () => Promise<void>
 let browser: Browser
 beforeAll(async () => {
-  smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
-  stack = await startStack({
+  ;({ smtp, stack, stop } = await startMailStack({
     env: {
-      ...smtpEnv(smtp, LOGIN, PASSWORD),
       REQUIRE_STAFF_TWO_FACTOR: 'true',
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_SIGN_UPS: '1000/300',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
       RATE_LIMIT_SIGN_IN_IP: '1000/300',
       RATE_LIMIT_SIGN_IN_ACCOUNT: '6/300',
     },
-  })
+  }))
   browser = await launchChromium()
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
-  await stack?.stop()
-  await smtp?.close()
+  await stop?.()
 })
 
 const totp = (secret: string) =>
