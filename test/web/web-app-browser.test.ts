@@ -407,6 +407,12 @@ describe('the web app in a browser', () => {
     await moderator.getByRole('button', { name: 'Assign to me' }).click()
     await moderator.getByRole('button', { name: 'Unassign' }).waitFor()
     await accessible(moderator)
+    // The report's category: a rule broken.
+    await moderator.getByText('Change the category').click()
+    await moderator.getByLabel('Category', { exact: true }).selectOption('violation')
+    await moderator.getByLabel('Be kind to one another').check()
+    await moderator.getByRole('button', { name: 'Save category' }).click()
+    await moderator.getByRole('listitem').filter({ hasText: 'Be kind to one another' }).first().waitFor()
     await moderator.getByLabel('Action to take').selectOption('suspend')
     await moderator
       .getByLabel('Warning text sent to the user')
@@ -423,6 +429,8 @@ describe('the web app in a browser', () => {
       .set(bearer(staffToken))
       .expect(200)
     expect(report.body.action_taken).toBe(true)
+    expect(report.body.category).toBe('violation')
+    expect(report.body.rules).toEqual([expect.objectContaining({ text: 'Be kind to one another' })])
     expect(report.body.target_account.suspended).toBe(true)
 
     // The webhook's receiver got the report, signed with the secret the page showed.
