@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { roleKeysWith } from '../users/roles'
+import { roleKeysWith } from './roles'
 import type { Mail } from '@roost/events'
 import * as outbox from '../outbox/outbox'
 

@@ -1,5 +1,5 @@
 import type { Knex } from '@roost/db'
-import { roleKeysWith } from '../users/roles'
+import { roleKeysWith } from './roles'
 import { Invalid, NotFound } from '@roost/errors'
 import * as outbox from '../outbox/outbox'
 import { normaliseDomain } from './account_extras'

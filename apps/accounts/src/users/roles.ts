@@ -1,6 +1,6 @@
 import type { Request } from 'express'
 import type { Knex } from '@roost/db'
-import { computedPermissions, hasPermission, PERMISSION_FLAGS } from '@roost/routes'
+import { computedPermissions, hasPermission } from '@roost/routes'
 import type { Permission } from '@roost/routes'
 import { forbidden } from '@roost/service'
 import type { AccountsContext } from '../context'
@@ -78,23 +78,7 @@ export function renderRole(role: RoleRow) {
   }
 }
 
-const EVERYONE_BITS_SQL = `(SELECT e.permissions FROM user_roles e WHERE e.key = 'user')`
-
-/** A subquery of the keys of the roles holding `permission` (e.g. who hears of a new report: manage_reports). */
-export const roleKeysWith = (db: Knex, permission: Permission) =>
-  db('user_roles')
-    .whereRaw(`(permissions & 1) = 1 OR ((permissions | ${EVERYONE_BITS_SQL}) & ?) = ?`, [
-      PERMISSION_FLAGS[permission],
-      PERMISSION_FLAGS[permission],
-    ])
-    .select('key')
-
-/** A subquery of the keys of the staff roles: holding a bit beyond everyone's (Mastodon's `permissions=staff`). */
-export const staffRoleKeys = (db: Knex) =>
-  db('user_roles')
-    .whereNot('key', EVERYONE)
-    .whereRaw(`(permissions & ~${EVERYONE_BITS_SQL}) <> 0`)
-    .select('key')
+export { roleKeysWith, staffRoleKeys } from '../domain/roles'
 
 /** Whether `actor`'s role ranks above `target`'s (Mastodon's `overrides?`): only then may it act on its holder. */
 export const overrides = (actor: RoleRow, target: Pick<RoleRow, 'position'> | undefined) =>
