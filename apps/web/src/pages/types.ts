@@ -1,8 +1,8 @@
 import type { FunctionComponent } from 'preact'
 import type { Api } from '../api'
 import type { Area } from '../auth'
-import { PERMISSION_FLAGS } from '../../../../packages/routes/src/permissions'
-import type { Permission } from '../../../../packages/routes/src/permissions'
+import { PERMISSION_FLAGS } from '../../../../packages/auth/src/permissions'
+import type { Permission } from '../../../../packages/auth/src/permissions'
 
 /** The signed-in user as verify_credentials gives them (a CredentialAccount), the parts pages read. */
 export interface Me {
@@ -41,7 +41,7 @@ export interface Page {
 
 /**
  * Mastodon's role permission bits (UserRole::FLAGS), as `role.permissions` carries them: the server's own list
- * (that one file of @roost/routes, which imports nothing, so the route table stays out of the bundle).
+ * (that one file of @roost/auth, which imports nothing, so the rest of the package stays out of the bundle).
  */
 export const PERMISSIONS = PERMISSION_FLAGS
 export type { Permission }
