@@ -333,8 +333,14 @@ describe('the web app in a browser', () => {
     await admin.getByRole('button', { name: 'Add webhook' }).click()
     await admin.getByRole('button', { name: `Disable ${hookUrl}` }).waitFor()
     await admin.getByRole('button', { name: 'Show the secret' }).click()
+    const firstSecret = (await admin.getByLabel(`Signing secret of ${hookUrl}`).textContent())!
+    expect(firstSecret).toMatch(/^[0-9a-f]{40}$/)
+    // Rotated: the deliveries are signed with the new secret, shown again on asking.
+    await admin.getByRole('button', { name: `Rotate the secret of ${hookUrl}` }).click()
+    await admin.getByRole('button', { name: 'Show the secret' }).click()
     hookSecret = (await admin.getByLabel(`Signing secret of ${hookUrl}`).textContent())!
     expect(hookSecret).toMatch(/^[0-9a-f]{40}$/)
+    expect(hookSecret).not.toBe(firstSecret)
     await accessible(admin)
 
     // A custom role with one permission, given to the newcomer from their account page.

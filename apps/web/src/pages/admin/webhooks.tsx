@@ -65,6 +65,7 @@ function Secret({ secret, url }: { secret: string; url: string }) {
 
 function Hook({ hook, api, reload }: { hook: Webhook; api: Api; reload: () => void }) {
   const [events, setEvents] = useState(hook.events)
+  const [url, setUrl] = useState(hook.url)
   const path = `/api/v1/admin/webhooks/${hook.id}`
   return (
     <li class="item">
@@ -93,14 +94,15 @@ function Hook({ hook, api, reload }: { hook: Webhook; api: Api; reload: () => vo
         </Action>
       </div>
       <details>
-        <summary>Change the events of {hook.url}</summary>
+        <summary>Change {hook.url}</summary>
         <Form
-          run={() => api.send('PUT', path, { events })}
+          run={() => api.send('PUT', path, { url, events })}
           onDone={reload}
-          submit="Save events"
-          done="Events saved."
-          label={`Events of ${hook.url}`}
+          submit="Save webhook"
+          done="Webhook saved."
+          label={`Change ${hook.url}`}
         >
+          <TextField label="Endpoint URL" value={url} onInput={setUrl} required />
           <EventChecks events={events} onChange={setEvents} />
         </Form>
       </details>
@@ -146,7 +148,7 @@ export const webhooks: Page = {
         <ul class="items" aria-label="Webhooks">
           {(list.data ?? []).map((h) => (
             <Hook
-              key={`${h.id} ${h.enabled} ${h.secret} ${h.events.join()}`}
+              key={`${h.id} ${h.enabled} ${h.secret} ${h.url} ${h.events.join()}`}
               hook={h}
               api={api}
               reload={list.reload}
