@@ -28,13 +28,13 @@ describe('Bull Board refuses everyone but an admin, now', () => {
     expectRefused(pause, 403)
   })
 
-  it('refuses an admin token once its user is no longer an admin, or is disabled', async () => {
-    const demoted = await stack.createUser({ username: 'exadmin', role: 'admin' })
+  it('refuses a token once its user no longer holds view_devops (the Owner role), or is disabled', async () => {
+    const demoted = await stack.createUser({ username: 'exadmin', role: 'owner' })
     const token = await stack.userToken('admin:read', demoted)
     await setRole(stack.accounts.ctx.db, demoted.accountId, 'user')
     expectRefused(await attempt(stack.api().get(BOARD).set(bearer(token))), 403)
 
-    const disabled = await stack.createUser({ username: 'offadmin', role: 'admin' })
+    const disabled = await stack.createUser({ username: 'offadmin', role: 'owner' })
     const disabledToken = await stack.userToken('admin:read', disabled)
     await stack.accounts.ctx.db('users').where({ id: disabled.userId }).update({ disabled: true })
     expectRefused(await attempt(stack.api().get(BOARD).set(bearer(disabledToken))), 403)
@@ -54,7 +54,7 @@ describe('Bull Board refuses everyone but an admin, now', () => {
 
 describe('queued notifications carry no more private text than the push shows, and the board hides it', () => {
   it('cuts a direct message to 140 characters on the queue and shows none of it to an admin', async () => {
-    const admin = await stack.createUser({ username: 'boardadmin', role: 'admin' })
+    const admin = await stack.createUser({ username: 'boardadmin', role: 'owner' })
     const adminToken = await stack.userToken('read write admin:read', admin)
     const sender = await stack.userToken('read write')
     const secret = `the launch code is 0000 ${'and more private words '.repeat(20)}`

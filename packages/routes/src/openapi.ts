@@ -77,6 +77,13 @@ export function openApiDocument(publicUrl: string) {
       operationId: operationId(route),
       tags: [route.upstream],
       security: securityOf(route),
+      // Admin routes: the Mastodon permission bit the caller's role must hold (docs/moderation.md).
+      ...(route.permission
+        ? {
+            'x-permission': route.permission,
+            description: `Needs a role with the \`${route.permission}\` permission (403 otherwise).`,
+          }
+        : {}),
       ...parametersOf(route),
       responses: { '200': { description: 'Success' }, '4XX': errorResponse, '5XX': errorResponse },
     }
