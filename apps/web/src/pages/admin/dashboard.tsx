@@ -44,7 +44,7 @@ const DAY_MS = 24 * 3600 * 1000
 function change(now: number, before: number) {
   if (now === before) return 'same as the 30 days before'
   const diff = now - before
-  return `${diff > 0 ? '+' : ''}${diff} on the 30 days before`
+  return `${diff > 0 ? '+' : ''}${diff} against the 30 days before`
 }
 
 /**
