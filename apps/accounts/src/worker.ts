@@ -21,6 +21,7 @@ import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
 import { webhooksProcessor } from './worker/webhooks'
+import { publishWebhookEvents, wantedWebhookEvents } from './domain/webhooks'
 import { PRIVATE_RANGES } from './federation/transport/client'
 import { createMailer } from './mail/transport'
 import { deliveriesProcessor } from './worker/deliveries'
@@ -88,6 +89,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     mediaQueue: media,
     remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
     remoteBackfillStatuses: config.REMOTE_BACKFILL_STATUSES,
+    webhookEvents: () => wantedWebhookEvents(db, redis, config.REDIS_PREFIX),
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const mailer = createMailer(config, logger)
@@ -156,6 +158,11 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       // In the background: a worker starting while Redis is away must not wait for it to come back.
       void scheduleMediaCleanup(timers).catch((err) =>
         logger.warn({ err }, 'the daily media cleanup was not scheduled; it will be at the next start'),
+      )
+      // The admin webhooks' events for the activities consumer, ready before the first activity (a missing key
+      // would cost a post a statement: docs/performance.md); in the background, as above.
+      void publishWebhookEvents(db, redis, config.REDIS_PREFIX).catch((err) =>
+        logger.warn({ err }, 'the webhooks were not published; the first activity will'),
       )
       workers.start(processors)
       relay.start()

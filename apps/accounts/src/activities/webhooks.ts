@@ -4,11 +4,14 @@ import type { Consumer } from './consumer'
 
 /**
  * The admin webhooks' events that are activities already (docs/moderation.md, "Webhooks"): a local status posted
- * or edited, a report made, a local profile changed. Each becomes a `webhook.triggered` job when a webhook wants it.
+ * or edited, a report made, a local profile changed. Each becomes a `webhook.triggered` job when a webhook wants it;
+ * which events are wanted comes from Redis (`wanted`, wantedWebhookEvents), not the database.
  */
-export const webhooksConsumer = (db: Knex): Consumer => ({
-  'status.created': (a) => adminEvent(db, 'status.created', a.statusId),
-  'status.updated': (a) => adminEvent(db, 'status.updated', a.statusId),
-  'report.created': (a) => adminEvent(db, 'report.created', a.reportId),
-  'account.updated': (a) => adminEvent(db, 'account.updated', a.accountId),
-})
+export function webhooksConsumer(db: Knex, wanted: () => Promise<Set<string>>): Consumer {
+  return {
+    'status.created': async (a) => adminEvent(db, 'status.created', a.statusId, await wanted()),
+    'status.updated': async (a) => adminEvent(db, 'status.updated', a.statusId, await wanted()),
+    'report.created': async (a) => adminEvent(db, 'report.created', a.reportId, await wanted()),
+    'account.updated': async (a) => adminEvent(db, 'account.updated', a.accountId, await wanted()),
+  }
+}

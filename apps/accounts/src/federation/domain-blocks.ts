@@ -71,23 +71,22 @@ export async function domainPolicy(db: Knex, domain: string | null | undefined):
 
 /** Whether a domain is suspended: nothing from it is accepted, nothing is sent to it (Mastodon's `blocked?`). */
 export async function isDomainBlocked(db: Knex, domain: string | null | undefined): Promise<boolean> {
-  if ((await domainBlockFor(db, domain))?.severity === 'suspend') return true
-  return !!domain && !(await federationAllowed(db, domain))
-}
-
-/**
- * Limited federation mode (the `limited_federation_mode` server setting, docs/moderation.md, "Domain allows"):
- * only servers on the allow list (or below an allowed domain) are federated with; the others are treated as
- * suspended. Without the mode every server is allowed. One query.
- */
-export async function federationAllowed(db: Knex, domain: string): Promise<boolean> {
+  if (!domain) return false
   const variants = blockVariants(domain)
-  const { rows } = await db.raw<{ rows: { limited: boolean | null; allowed: boolean }[] }>(
-    `SELECT (SELECT value = 'true'::jsonb FROM server_settings WHERE key = 'limited_federation_mode') AS limited,
-            EXISTS (SELECT 1 FROM domain_allows WHERE domain = ANY(?)) AS allowed`,
-    [variants],
+  if (!variants.length) return false
+  // One statement: the most specific block, and limited federation mode (the `limited_federation_mode` setting,
+  // docs/moderation.md, "Domain allows"): then only allowed domains and those below them are federated with.
+  const { rows } = await db.raw<{
+    rows: { severity: string | null; limited: boolean | null; allowed: boolean }[]
+  }>(
+    `SELECT (SELECT severity FROM domain_blocks WHERE domain = ANY(:variants)
+              ORDER BY char_length(domain) DESC LIMIT 1) AS severity,
+            (SELECT value = 'true'::jsonb FROM server_settings WHERE key = 'limited_federation_mode') AS limited,
+            EXISTS (SELECT 1 FROM domain_allows WHERE domain = ANY(:variants)) AS allowed`,
+    { variants },
   )
-  return !rows[0]?.limited || rows[0].allowed
+  const row = rows[0]!
+  return row.severity === 'suspend' || (!!row.limited && !row.allowed)
 }
 
 /** Whether the host of a URL (an inbox, an actor, a key id) is suspended. A URL that does not parse is not. */

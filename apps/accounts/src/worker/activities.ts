@@ -37,6 +37,8 @@ export function createConsumers(d: {
   remoteMediaRetryBaseMs: number
   /** REMOTE_BACKFILL_STATUSES (docs/federation.md, "Backfill of remote profiles"). */
   remoteBackfillStatuses: number
+  /** The events some enabled admin webhook wants (wantedWebhookEvents, domain/webhooks.ts). */
+  webhookEvents: () => Promise<Set<string>>
 }) {
   return {
     notifications: notificationsConsumer(d.db, d.urls, d.streaming),
@@ -48,7 +50,7 @@ export function createConsumers(d: {
     remoteMedia: remoteMediaConsumer(d.db, d.mediaQueue, d.remoteMediaRetryBaseMs),
     // After the others too: it reads another server's outbox, bounded in pages, bytes and time.
     backfill: backfillConsumer(d.federation, d.remoteBackfillStatuses),
-    webhooks: webhooksConsumer(d.db),
+    webhooks: webhooksConsumer(d.db, d.webhookEvents),
   }
 }
 export type Consumers = ReturnType<typeof createConsumers>

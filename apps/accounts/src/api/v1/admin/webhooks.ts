@@ -6,6 +6,7 @@ import { adminWebhookParams, readParams } from '@roost/routes'
 import { recordNotFound, unprocessable } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import { logAction } from '../../../domain/action_log'
+import { publishWebhookEvents } from '../../../domain/webhooks'
 import { parseId } from '../../../domain/records'
 import { requirePermission } from '../../../users/roles'
 
@@ -106,6 +107,7 @@ export async function createWebhook(ctx: AccountsContext, req: Request, res: Res
     await logHook(trx, staff.account.id, 'create', created!)
     return created!
   })
+  await publishWebhookEvents(ctx.db, ctx.redis, ctx.config.REDIS_PREFIX)
   res.json(renderWebhook(row))
 }
 
@@ -127,6 +129,7 @@ async function change(
     await logHook(trx, staff.account.id, action, updated!)
     return updated!
   })
+  await publishWebhookEvents(ctx.db, ctx.redis, ctx.config.REDIS_PREFIX)
   res.json(renderWebhook(row))
 }
 
@@ -151,5 +154,6 @@ export async function deleteWebhook(ctx: AccountsContext, req: Request, res: Res
     await trx('webhooks').where({ id: existing.id }).delete()
     await logHook(trx, staff.account.id, 'destroy', existing)
   })
+  await publishWebhookEvents(ctx.db, ctx.redis, ctx.config.REDIS_PREFIX)
   res.json({})
 }
