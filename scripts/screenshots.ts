@@ -48,7 +48,7 @@ async function main() {
       await addRule(trx, { text: 'Mark sensitive media as sensitive' })
       await addRule(trx, { text: 'No spam or advertising' })
     })
-    const admin = await stack.createUser({ username: 'admin', role: 'admin' })
+    const admin = await stack.createUser({ username: 'admin', role: 'owner' })
     const ada = await stack.createUser({ username: 'ada' })
     const rowdy = await stack.createUser({ username: 'rowdy' })
     const adaToken = await stack.userToken('read write follow', ada)
@@ -108,6 +108,18 @@ async function main() {
       .set(bearer(adminToken))
       .send({ domain: 'spam.example', severity: 'suspend', private_comment: 'Spam wave' })
       .expect(200)
+    await stack
+      .api()
+      .post('/api/v1/admin/webhooks')
+      .set(bearer(adminToken))
+      .send({ url: 'https://hooks.example/roost', events: ['report.created', 'account.created'] })
+      .expect(200)
+    await stack
+      .api()
+      .post('/api/v1/admin/roles')
+      .set(bearer(adminToken))
+      .send({ name: 'Helper', position: 5, permissions_as_keys: ['manage_reports', 'view_dashboard'] })
+      .expect(200)
 
     const visitor = await (await browser.newContext({ viewport: { width: 1000, height: 760 } })).newPage()
     await shoot(visitor, `${stack.url}/auth/sign_up`, 'sign-up', 'Server rules')
@@ -127,6 +139,10 @@ async function main() {
     const [report] = (await stack.api().get('/api/v1/admin/reports').set(bearer(adminToken)).expect(200)).body
     await shoot(mod, `${stack.url}/admin/reports/${report.id}`, 'admin-report', 'Take action and resolve')
     await shoot(mod, `${stack.url}/admin/domain_blocks`, 'admin-domain-blocks', 'spam.example')
+    await shoot(mod, `${stack.url}/admin/roles`, 'admin-roles', 'Helper')
+    await shoot(mod, `${stack.url}/admin/action_logs`, 'admin-audit-log', 'spam.example')
+    await shoot(mod, `${stack.url}/admin/webhooks`, 'admin-webhooks', 'hooks.example')
+    await shoot(mod, `${stack.url}/admin/settings`, 'admin-settings', 'Registrations mode')
 
     const phone = await (
       await browser.newContext({ viewport: { width: 390, height: 760 }, isMobile: true })

@@ -1,19 +1,23 @@
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import sharp from 'sharp'
 import { launchChromium } from '@roost/testing'
 import { addRule } from '../../apps/accounts/src/domain/rules'
 import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
 import type { SmtpReceiver } from '../mail/smtp-receiver'
-import { bearer, startStack } from '../stack'
+import { bearer, eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 
 /**
  * The web app (apps/web; docs/architecture.md, "The web app") in headless Chromium, through the gateway with its
  * rate limits, CSP and CORS on, as people use it: a newcomer signs up on a server that approves accounts, a
- * moderator approves them, they edit their profile with an avatar and add a filter the API then applies; the
- * moderator resolves a report with a suspension and the reported user gets the warning mail. axe-core checks every
- * page; the browser reports no CSP violation.
+ * moderator (the seeded Moderator role) approves them, they edit their profile with an avatar and add a filter the
+ * API then applies; an admin changes the registration mode and adds a webhook; the moderator resolves a report with a
+ * suspension, the reported user gets the warning mail, the webhook's receiver a signed `report.created`, and the
+ * audit log shows it. axe-core checks every page; the browser reports no CSP violation.
  */
 const LOGIN = 'roost-mailer'
 const PASSWORD = 'smtp-password-for-tests'
@@ -21,15 +25,32 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 
 let stack: Stack
 let smtp: SmtpReceiver
+/** A webhook receiver on loopback, keeping what it was sent. */
+let receiver: http.Server
+const delivered: { signature: string; body: string }[] = []
 let browser: Browser
 const contexts: BrowserContext[] = []
 const cspViolations: string[] = []
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      delivered.push({
+        signature: String(req.headers['x-hub-signature']),
+        body: Buffer.concat(chunks).toString(),
+      })
+      res.writeHead(200).end('ok')
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   stack = await startStack({
     env: {
       ...smtpEnv(smtp, LOGIN, PASSWORD),
+      // The webhook receiver is on loopback, reached as federation peers are in tests.
+      FEDERATION_ALLOW_HTTP: 'true',
       REGISTRATIONS_MODE: 'approved',
       RATE_LIMITS: 'on',
       RATE_LIMIT_SIGN_UPS: '1000/300',
@@ -50,6 +71,7 @@ afterAll(async () => {
   await browser?.close()
   await stack?.stop()
   await smtp?.close()
+  receiver?.close()
 })
 
 /** A person's own browser (their localStorage and sessionStorage), watching for refused scripts and styles. */
@@ -109,6 +131,10 @@ async function signIn(page: Page, who: { email: string; password: string }, scop
 const newcomer = { username: 'newbie', email: 'newbie@example.test', password: 'a long enough password' }
 let moderator: Page
 let moderatorUser: Awaited<ReturnType<Stack['createUser']>>
+let admin: Page
+let adminUser: Awaited<ReturnType<Stack['createUser']>>
+let hookUrl: string
+let hookSecret: string
 
 describe('the web app in a browser', () => {
   it('signs a newcomer up: the rules shown, a reason asked as the server approves accounts', async () => {
@@ -143,7 +169,7 @@ describe('the web app in a browser', () => {
   }, 60_000)
 
   it('lets a moderator approve the sign-up from the pending accounts, with admin scopes asked only there', async () => {
-    moderatorUser = await stack.createUser({ username: 'mod', role: 'admin' })
+    moderatorUser = await stack.createUser({ username: 'mod', role: 'moderator' })
     moderator = await person()
     await moderator.goto(`${stack.url}/admin`)
     await signIn(moderator, moderatorUser, /admin:read/)
@@ -151,9 +177,18 @@ describe('the web app in a browser', () => {
     await expect(moderator.getByRole('link', { name: /sign-ups waiting/ }).textContent()).resolves.toContain(
       '1',
     )
-    await expect(
-      moderator.getByRole('link', { name: 'Queues (Bull Board)' }).getAttribute('href'),
-    ).resolves.toBe('/admin/queues')
+    // Mastodon's dashboard measures: this month's sign-ups (the moderator and the newcomer at least).
+    const month = moderator.getByRole('list', { name: 'The last 30 days' })
+    await expect(month.getByRole('listitem').filter({ hasText: 'new users' }).textContent()).resolves.toMatch(
+      /^[2-9]\d* new users/,
+    )
+    await moderator.getByRole('table', { name: /Share of each month's new users/ }).waitFor()
+    await expect(moderator.getByRole('table', { name: 'Jobs by queue' }).count()).resolves.toBe(0)
+    // The menu is the role's: a moderator manages reports and users, not the server or its queues.
+    const menu = moderator.getByRole('navigation', { name: 'Moderation' })
+    await expect(menu.getByRole('link', { name: 'Audit log' }).isVisible()).resolves.toBe(true)
+    for (const absent of ['Queues (Bull Board)', 'Server settings', 'Roles', 'Webhooks', 'Blocked servers'])
+      await expect(menu.getByRole('link', { name: absent }).count()).resolves.toBe(0)
     await accessible(moderator)
 
     await moderator.getByRole('link', { name: 'Accounts' }).click()
@@ -255,35 +290,117 @@ describe('the web app in a browser', () => {
       await accessible(page)
     }
 
-    // A stranger's private mention waits as a notification request (Mastodon's default policy); accepting it on
-    // the notifications page puts it in the list.
-    const stranger = await stack.createUser({ username: 'stranger' })
-    await stack
-      .api()
-      .post('/api/v1/statuses')
-      .set(bearer(await stack.userToken('write', stranger)))
-      .send({ status: '@newbie psst, a secret', visibility: 'direct' })
-      .expect(200)
-    await stack.drain()
-    await page.goto(`${stack.url}/settings/notifications`)
-    await settled(page, 'Notifications')
-    const requests = page.getByRole('region', { name: 'Notification requests' })
-    await requests.getByText('psst, a secret').waitFor()
-    await accessible(page)
-    await requests.getByRole('button', { name: 'Accept @stranger' }).click()
-    await requests.getByText('No filtered notifications are waiting.').waitFor()
-    const listed = await stack.api().get('/api/v1/notifications').set(bearer(token)).expect(200)
-    expect(
-      listed.body.map((n: { type: string; account: { acct: string } }) => [n.type, n.account.acct]),
-    ).toContainEqual(['mention', 'stranger'])
-
     // Moderation is not theirs: the server grants them no admin scope, and the page says so.
     await page.goto(`${stack.url}/admin/reports`)
     await signIn(page, newcomer, /admin:read:reports/)
     await page.getByRole('alert').filter({ hasText: 'Moderation is for the server' }).waitFor()
   }, 90_000)
 
-  it('resolves a report with a suspension, and the reported user gets the warning mail', async () => {
+  it('lets the owner close sign-ups on the settings page and add a signed webhook', async () => {
+    adminUser = await stack.createUser({ username: 'boss', role: 'owner' })
+    admin = await person()
+    await admin.goto(`${stack.url}/admin/settings`)
+    await signIn(admin, adminUser, /admin:write/)
+    await settled(admin, 'Server settings')
+    await expect(admin.getByLabel('Registrations mode').inputValue()).resolves.toBe('approved')
+    await accessible(admin)
+    await admin.getByLabel('Registrations mode').selectOption('none')
+    await admin.getByLabel('Message when sign-ups are closed').fill('Closed for the winter.')
+    await admin.getByRole('button', { name: 'Save settings' }).click()
+    await admin.getByText('Settings saved.').waitFor()
+    const instance = await stack.api().get('/api/v2/instance').expect(200)
+    expect(instance.body.registrations).toMatchObject({ enabled: false, message: 'Closed for the winter.' })
+    await expect(admin.getByRole('link', { name: 'Queues (Bull Board)' }).getAttribute('href')).resolves.toBe(
+      '/admin/queues',
+    )
+
+    // The dashboard has the queues for the owner (view_devops; docs/moderation.md).
+    await admin.goto(`${stack.url}/admin`)
+    await settled(admin, 'Moderation')
+    await admin
+      .getByRole('table', { name: 'Jobs by queue' })
+      .getByRole('rowheader', { name: 'webhooks' })
+      .waitFor()
+    await accessible(admin)
+
+    // A webhook for new reports, to the receiver on loopback; its secret is shown on asking.
+    await admin.getByRole('link', { name: 'Webhooks' }).click()
+    await settled(admin, 'Webhooks')
+    await admin.getByText('Add a webhook').click()
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    await admin.getByLabel('Endpoint URL').fill(hookUrl)
+    await expect(admin.getByLabel('A report was filed (report.created)').isChecked()).resolves.toBe(true)
+    await admin.getByRole('button', { name: 'Add webhook' }).click()
+    await admin.getByRole('button', { name: `Disable ${hookUrl}` }).waitFor()
+    await admin.getByRole('button', { name: 'Show the secret' }).click()
+    const firstSecret = (await admin.getByLabel(`Signing secret of ${hookUrl}`).textContent())!
+    expect(firstSecret).toMatch(/^[0-9a-f]{40}$/)
+    // Rotated: the deliveries are signed with the new secret, shown again on asking.
+    await admin.getByRole('button', { name: `Rotate the secret of ${hookUrl}` }).click()
+    await admin.getByRole('button', { name: 'Show the secret' }).click()
+    hookSecret = (await admin.getByLabel(`Signing secret of ${hookUrl}`).textContent())!
+    expect(hookSecret).toMatch(/^[0-9a-f]{40}$/)
+    expect(hookSecret).not.toBe(firstSecret)
+    await accessible(admin)
+
+    // A custom role with one permission, given to the newcomer from their account page.
+    await admin.goto(`${stack.url}/admin/roles`)
+    await settled(admin, 'Roles')
+    await admin.getByText('Create a role').click()
+    const create = admin.getByRole('form', { name: 'Create a role' })
+    await create.getByLabel('Name').fill('Helper')
+    await create.getByLabel('Position').fill('5')
+    await create.getByLabel('Manage reports').check()
+    await create.getByRole('button', { name: 'Create role' }).click()
+    await admin.getByRole('list', { name: 'Roles' }).getByText('Helper', { exact: true }).waitFor()
+    await accessible(admin)
+    const newbie = await stack.accounts.ctx.db('accounts').where({ username: 'newbie', domain: null }).first()
+    await admin.goto(`${stack.url}/admin/accounts/${newbie.id}`)
+    await settled(admin, 'Account')
+    await admin.getByLabel('Role', { exact: true }).selectOption({ label: 'Helper' })
+    await admin.getByRole('button', { name: 'Change role' }).click()
+    await admin.getByText('Role changed.').waitFor()
+    const ownerToken = await stack.userToken('admin:read', adminUser)
+    const given = await stack
+      .api()
+      .get(`/api/v1/admin/accounts/${newbie.id}`)
+      .set(bearer(ownerToken))
+      .expect(200)
+    expect(given.body.role).toMatchObject({ name: 'Helper', permissions: '16' })
+    await accessible(admin)
+
+    // Every other admin page draws without a serious accessibility problem.
+    for (const [path, heading] of [
+      ['/admin/rules', 'Server rules'],
+      ['/admin/domain_allows', 'Allowed servers'],
+      ['/admin/email_domain_blocks', 'Blocked e-mail domains'],
+      ['/admin/canonical_email_blocks', 'Blocked e-mail addresses'],
+      ['/admin/announcements', 'Announcements'],
+      ['/admin/domain_blocks', 'Blocked servers'],
+      ['/admin/ip_blocks', 'IP rules'],
+      ['/admin/custom_emojis', 'Custom emojis'],
+      ['/admin/instances', 'Servers'],
+    ]) {
+      await admin.goto(`${stack.url}${path}`)
+      await settled(admin, heading!)
+      await accessible(admin)
+    }
+
+    // A relay added on its page is followed at once: pending until the relay answers (this one never will).
+    await admin.goto(`${stack.url}/admin/relays`)
+    await settled(admin, 'Relays')
+    await admin.getByText('Add a relay').click()
+    await admin.getByLabel("The relay's inbox address").fill('https://relay.example/inbox')
+    await admin.getByRole('button', { name: 'Add relay' }).click()
+    await admin.getByText('Waiting for the relay to accept').waitFor()
+    await accessible(admin)
+    const relays = await stack.api().get('/api/v1/admin/relays').set(bearer(ownerToken)).expect(200)
+    expect(relays.body).toEqual([
+      expect.objectContaining({ inbox_url: 'https://relay.example/inbox', state: 'pending' }),
+    ])
+  }, 90_000)
+
+  it('lets a moderator resolve a report with a suspension: the warning mail, the webhook, the audit log', async () => {
     const rowdy = await stack.createUser({ username: 'rowdy' })
     const rowdyToken = await stack.userToken('read write', rowdy)
     const status = await stack
@@ -309,6 +426,12 @@ describe('the web app in a browser', () => {
     await moderator.getByRole('button', { name: 'Assign to me' }).click()
     await moderator.getByRole('button', { name: 'Unassign' }).waitFor()
     await accessible(moderator)
+    // The report's category: a rule broken.
+    await moderator.getByText('Change the category').click()
+    await moderator.getByLabel('Category', { exact: true }).selectOption('violation')
+    await moderator.getByLabel('Be kind to one another').check()
+    await moderator.getByRole('button', { name: 'Save category' }).click()
+    await moderator.getByRole('listitem').filter({ hasText: 'Be kind to one another' }).first().waitFor()
     await moderator.getByLabel('Action to take').selectOption('suspend')
     await moderator
       .getByLabel('Warning text sent to the user')
@@ -318,40 +441,67 @@ describe('the web app in a browser', () => {
 
     const mail = await smtp.next(rowdy.email, /^Your account @rowdy@\S+ has been suspended$/)
     expect(mail.text).toContain('Harassing other members is not allowed here.')
-    const admin = await stack.userToken('admin:read', moderatorUser)
+    const staffToken = await stack.userToken('admin:read', moderatorUser)
     const report = await stack
       .api()
       .get(`/api/v1/admin/reports/${filed.body.id}`)
-      .set(bearer(admin))
+      .set(bearer(staffToken))
       .expect(200)
     expect(report.body.action_taken).toBe(true)
+    expect(report.body.category).toBe('violation')
+    expect(report.body.rules).toEqual([expect.objectContaining({ text: 'Be kind to one another' })])
     expect(report.body.target_account.suspended).toBe(true)
 
-    // The other moderation pages draw too.
-    for (const [path, heading] of [
-      [`/admin/accounts/${rowdy.accountId}`, 'Account'],
-      ['/admin/domain_blocks', 'Blocked servers'],
-      ['/admin/ip_blocks', 'IP rules'],
-      ['/admin/custom_emojis', 'Custom emojis'],
-      ['/admin/instances', 'Servers'],
-    ]) {
-      await moderator.goto(`${stack.url}${path}`)
-      await settled(moderator, heading!)
-      await accessible(moderator)
-    }
+    // The webhook's receiver got the report, signed with the secret the page showed.
+    await eventually(
+      async () => delivered.some((d) => JSON.parse(d.body).object?.id === filed.body.id),
+      20_000,
+    )
+    const delivery = delivered.find((d) => JSON.parse(d.body).object?.id === filed.body.id)!
+    expect(JSON.parse(delivery.body).event).toBe('report.created')
+    expect(delivery.signature).toBe(
+      `sha256=${createHmac('sha256', hookSecret).update(delivery.body).digest('hex')}`,
+    )
 
-    // A relay added on its page is followed at once: pending until the relay answers (this one never will).
-    await moderator.goto(`${stack.url}/admin/relays`)
-    await settled(moderator, 'Relays')
-    await moderator.getByText('Add a relay').click()
-    await moderator.getByLabel("The relay's inbox address").fill('https://relay.example/inbox')
-    await moderator.getByRole('button', { name: 'Add relay' }).click()
-    await moderator.getByText('Waiting for the relay to accept').waitFor()
+    // The audit log has the suspension, by the moderator, found by its verb.
+    await moderator.goto(`${stack.url}/admin/action_logs`)
+    await settled(moderator, 'Audit log')
+    await moderator.getByLabel('Action').fill('suspend')
+    const log = moderator.getByRole('region', { name: 'Audit log' })
+    // The search reloads the list: wait for it to hold the one suspension.
+    await eventually(async () => (await log.getByRole('listitem').count()) === 1, 10_000)
+    await log.getByRole('link', { name: /rowdy/ }).waitFor()
+    await expect(log.textContent()).resolves.toContain('@mod')
     await accessible(moderator)
-    const relays = await stack.api().get('/api/v1/admin/relays').set(bearer(admin)).expect(200)
-    expect(relays.body).toEqual([
-      expect.objectContaining({ inbox_url: 'https://relay.example/inbox', state: 'pending' }),
-    ])
+
+    await moderator.goto(`${stack.url}/admin/accounts/${rowdy.accountId}`)
+    await settled(moderator, 'Account')
+    await accessible(moderator)
+    // Trends review: a hashtag trending, rejected on the page, leaves the public trends.
+    const keeper = await stack.createUser({ username: 'keeper' })
+    await stack.accounts.ctx.db('accounts').where({ id: keeper.accountId }).update({ discoverable: true })
+    const trending = await stack
+      .api()
+      .post('/api/v1/statuses')
+      .set(bearer(await stack.userToken('read write', keeper)))
+      .send({ status: 'Squabs hatched #pigeonpost', visibility: 'public' })
+      .expect(200)
+    await stack.api().post(`/api/v1/statuses/${trending.body.id}/favourite`).set(bearer(reporter)).expect(200)
+    await stack.drain()
+    const publicTags = async () =>
+      (await stack.api().get('/api/v1/trends/tags').expect(200)).body.map((t: { name: string }) => t.name)
+    expect(await publicTags()).toContain('pigeonpost')
+    await moderator.goto(`${stack.url}/admin/trends`)
+    await settled(moderator, 'Trends')
+    await accessible(moderator)
+    await moderator.getByRole('button', { name: 'Reject #pigeonpost' }).click()
+    await moderator
+      .getByRole('region', { name: 'Trending hashtags' })
+      .getByRole('listitem')
+      .filter({ hasText: '#pigeonpost' })
+      .getByText('rejected')
+      .waitFor()
+    expect(await publicTags()).not.toContain('pigeonpost')
     expect(cspViolations).toEqual([])
   }, 90_000)
 })

@@ -47,7 +47,8 @@ export function createApi(token: string | undefined, onUnauthorized: () => void 
       headers['Content-Type'] = 'application/json'
       payload = JSON.stringify(body)
     }
-    const res = await fetch(url, { method, headers, body: payload })
+    // Always asked of the server: an admin reads what it just changed (the instance document is cacheable).
+    const res = await fetch(url, { method, headers, body: payload, cache: 'no-cache' })
     if (!res.ok) {
       if (res.status === 401 && token) onUnauthorized()
       const error = await res.json().catch(() => ({}))

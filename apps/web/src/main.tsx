@@ -102,13 +102,13 @@ function Frame(props: { area: Area | 'public'; me?: Me; title: string; children:
                   {link('/settings/export', 'Export')}
                   {link('/settings/imports', 'Import')}
                   {link('/settings/delete', 'Delete account')}
-                  {can(props.me, PERMISSIONS.viewDashboard | PERMISSIONS.manageReports)
+                  {can(props.me, PERMISSIONS.view_dashboard | PERMISSIONS.manage_reports)
                     ? link('/admin', 'Moderation')
                     : null}
                 </>
               ) : (
                 <>
-                  {can(props.me, PERMISSIONS.devops | PERMISSIONS.manageSettings)
+                  {can(props.me, PERMISSIONS.view_devops)
                     ? link('/admin/queues', 'Queues (Bull Board)')
                     : null}
                   {link('/settings/profile', 'Your settings')}
@@ -158,7 +158,10 @@ function SignedIn(props: { area: Area; page: Page; params: Record<string, string
         <Loading what="Signing in…" />
       </Frame>
     )
-  if (area === 'admin' && !can(me, page.permission ?? PERMISSIONS.viewDashboard | PERMISSIONS.manageReports))
+  if (
+    area === 'admin' &&
+    !can(me, page.permission ?? PERMISSIONS.view_dashboard | PERMISSIONS.manage_reports)
+  )
     return (
       <Frame area={area} me={me} title={page.title}>
         <p role="alert" class="error">

@@ -134,7 +134,7 @@ let ids = 0
 const useId = () => useState(() => `f${++ids}`)[0]
 
 interface InputProps {
-  type?: 'text' | 'email' | 'password' | 'date'
+  type?: 'text' | 'email' | 'password' | 'date' | 'datetime-local'
   autoComplete?: string
   required?: boolean
   minLength?: number

@@ -28,6 +28,16 @@ export const WEB_PAGES = [
   '/admin/custom_emojis',
   '/admin/instances',
   '/admin/relays',
+  '/admin/roles',
+  '/admin/action_logs',
+  '/admin/webhooks',
+  '/admin/settings',
+  '/admin/rules',
+  '/admin/announcements',
+  '/admin/domain_allows',
+  '/admin/email_domain_blocks',
+  '/admin/canonical_email_blocks',
+  '/admin/trends',
 ] as const
 
 export type WebPage = (typeof WEB_PAGES)[number]

@@ -1,14 +1,24 @@
 import type { WebPage } from '../../../../packages/routes/src/web'
 import { account } from './admin/account'
+import { actionLogs } from './admin/action-logs'
+import { announcements } from './admin/announcements'
 import { accounts } from './admin/accounts'
+import { canonicalEmailBlocks } from './admin/canonical-email-blocks'
 import { customEmojis } from './admin/custom-emojis'
 import { dashboard } from './admin/dashboard'
+import { domainAllows } from './admin/domain-allows'
 import { domainBlocks } from './admin/domain-blocks'
+import { emailDomainBlocks } from './admin/email-domain-blocks'
 import { instances } from './admin/instances'
 import { ipBlocks } from './admin/ip-blocks'
 import { relays } from './admin/relays'
 import { report } from './admin/report'
 import { reports } from './admin/reports'
+import { roles } from './admin/roles'
+import { rules } from './admin/rules'
+import { settings } from './admin/settings'
+import { trends } from './admin/trends'
+import { webhooks } from './admin/webhooks'
 import { blocks } from './blocks'
 import { callback } from './callback'
 import { filters } from './filters'
@@ -40,9 +50,19 @@ export const PAGES: Record<WebPage, Page> = {
   '/admin/reports/:id': report,
   '/admin/accounts': accounts,
   '/admin/accounts/:id': account,
+  '/admin/roles': roles,
+  '/admin/action_logs': actionLogs,
+  '/admin/trends': trends,
   '/admin/domain_blocks': domainBlocks,
-  '/admin/ip_blocks': ipBlocks,
-  '/admin/custom_emojis': customEmojis,
+  '/admin/domain_allows': domainAllows,
   '/admin/instances': instances,
   '/admin/relays': relays,
+  '/admin/ip_blocks': ipBlocks,
+  '/admin/email_domain_blocks': emailDomainBlocks,
+  '/admin/canonical_email_blocks': canonicalEmailBlocks,
+  '/admin/custom_emojis': customEmojis,
+  '/admin/rules': rules,
+  '/admin/announcements': announcements,
+  '/admin/webhooks': webhooks,
+  '/admin/settings': settings,
 }

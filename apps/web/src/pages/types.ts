@@ -1,6 +1,8 @@
 import type { FunctionComponent } from 'preact'
 import type { Api } from '../api'
 import type { Area } from '../auth'
+import { PERMISSION_FLAGS } from '../../../../packages/auth/src/permissions'
+import type { Permission } from '../../../../packages/auth/src/permissions'
 
 /** The signed-in user as verify_credentials gives them (a CredentialAccount), the parts pages read. */
 export interface Me {
@@ -37,18 +39,12 @@ export interface Page {
   Component: FunctionComponent<PageProps>
 }
 
-/** Mastodon's role permission bits (Mastodon's UserRole::FLAGS), as `role.permissions` carries them. */
-export const PERMISSIONS = {
-  administrator: 1,
-  devops: 2,
-  viewDashboard: 8,
-  manageReports: 16,
-  manageFederation: 32,
-  manageSettings: 64,
-  manageBlocks: 128,
-  manageUsers: 1024,
-  manageCustomEmojis: 16384,
-} as const
+/**
+ * Mastodon's role permission bits (UserRole::FLAGS), as `role.permissions` carries them: the server's own list
+ * (that one file of @roost/auth, which imports nothing, so the rest of the package stays out of the bundle).
+ */
+export const PERMISSIONS = PERMISSION_FLAGS
+export type { Permission }
 
 export const can = (me: Me | undefined, permission: number) => {
   const bits = Number(me?.role?.permissions ?? 0)

@@ -5,8 +5,7 @@ import { ACCOUNT_ACTIONS } from './common'
 
 /**
  * An action on an account with the warning sent to its owner (POST /api/v1/admin/accounts/:id/action). From a
- * report, the report is resolved afterwards (Roost's action does not take `report_id` yet: two calls, and the
- * progress says which one runs).
+ * report, the action names it (`report_id`), which resolves it in the same call.
  */
 export function AccountActionForm(props: {
   api: Api
@@ -18,25 +17,19 @@ export function AccountActionForm(props: {
   const [type, setType] = useState('none')
   const [text, setText] = useState('')
   const [notify, setNotify] = useState(true)
-  const [step, setStep] = useState('Working…')
-  const run = async () => {
-    setStep('Taking the action…')
-    await props.api.send('POST', `/api/v1/admin/accounts/${props.accountId}/action`, {
+  const run = () =>
+    props.api.send('POST', `/api/v1/admin/accounts/${props.accountId}/action`, {
       type,
       text,
       send_email_notification: notify,
+      ...(props.reportId ? { report_id: props.reportId } : {}),
     })
-    if (props.reportId) {
-      setStep('Resolving the report…')
-      await props.api.send('POST', `/api/v1/admin/reports/${props.reportId}/resolve`)
-    }
-  }
   return (
     <Form
       run={run}
       onDone={props.onDone}
       submit={props.reportId ? 'Take action and resolve' : 'Take action'}
-      busy={step}
+      busy={props.reportId ? 'Taking the action and resolving…' : 'Taking the action…'}
       done="Done."
       label={`Action on @${props.acct}`}
     >

@@ -1,17 +1,48 @@
-import { Action, ErrorText, Loading, useLoad, When } from '../../ui'
+import { useState } from 'preact/hooks'
+import type { Api } from '../../api'
+import { Action, ErrorText, Form, Loading, Select, useLoad, When } from '../../ui'
 import type { Page } from '../types'
-import { PERMISSIONS } from '../types'
+import { can, PERMISSIONS } from '../types'
 import { AccountActionForm } from './account-action'
 import type { AdminAccount } from './common'
 import { AccountState, AdminAccountLine } from './common'
+import type { Role } from './roles'
+
+/** Giving the account a role, or taking it away (Roost's POST /api/v1/admin/accounts/:id/role). */
+function RoleForm(props: { api: Api; a: AdminAccount; onDone: () => void }) {
+  const roles = useLoad(() => props.api.get<Role[]>('/api/v1/admin/roles'))
+  const [roleId, setRoleId] = useState(props.a.role?.id ?? '-99')
+  if (!roles.data) return roles.error ? <ErrorText error={roles.error} /> : <Loading />
+  return (
+    <Form
+      run={() =>
+        props.api.send('POST', `/api/v1/admin/accounts/${props.a.id}/role`, {
+          role_id: roleId === '-99' ? '' : roleId,
+        })
+      }
+      onDone={props.onDone}
+      submit="Change role"
+      done="Role changed."
+      label={`Role of @${props.a.account.acct}`}
+    >
+      <Select
+        label="Role"
+        value={roleId}
+        onChange={setRoleId}
+        options={roles.data.map((r) => [r.id, r.id === '-99' ? 'No role (user)' : r.name])}
+      />
+    </Form>
+  )
+}
 
 /** One account: what the server knows of it, and the moderation actions. */
 export const account: Page = {
   title: 'Account',
   area: 'admin',
-  scopes: ['admin:read:accounts', 'admin:write:accounts'],
-  permission: PERMISSIONS.manageUsers,
-  Component({ api, params }) {
+  // `admin:read` lists the roles to give (with manage_roles).
+  scopes: ['admin:read:accounts', 'admin:write:accounts', 'admin:read'],
+  permission: PERMISSIONS.manage_users,
+  Component({ api, params, me }) {
     const loaded = useLoad(() => api.get<AdminAccount>(`/api/v1/admin/accounts/${params.id}`), [params.id])
     if (loaded.loading && !loaded.data) return <Loading />
     if (!loaded.data) return <ErrorText error={loaded.error} />
@@ -69,7 +100,37 @@ export const account: Page = {
               Lift the suspension
             </Action>
           ) : null}
+          {a.silenced ? (
+            <Action run={() => api.send('POST', `${path}/unsilence`)} onDone={loaded.reload}>
+              Lift the limit
+            </Action>
+          ) : null}
+          {a.sensitized ? (
+            <Action run={() => api.send('POST', `${path}/unsensitive`)} onDone={loaded.reload}>
+              Stop marking media as sensitive
+            </Action>
+          ) : null}
+          {a.disabled ? (
+            <Action run={() => api.send('POST', `${path}/enable`)} onDone={loaded.reload}>
+              Enable login
+            </Action>
+          ) : null}
+          {a.suspended && can(me, PERMISSIONS.delete_user_data) ? (
+            <Action
+              kind="danger"
+              run={() => api.send('DELETE', path)}
+              onDone={() => location.assign('/admin/accounts?status=suspended')}
+            >
+              Delete the account's data
+            </Action>
+          ) : null}
         </div>
+        {can(me, PERMISSIONS.manage_roles) && !a.domain ? (
+          <>
+            <h3>Role</h3>
+            <RoleForm api={api} a={a} onDone={loaded.reload} />
+          </>
+        ) : null}
         <h3>Take an action</h3>
         <AccountActionForm api={api} accountId={a.id} acct={a.account.acct} onDone={loaded.reload} />
       </>

@@ -14,7 +14,7 @@ export const accounts: Page = {
   title: 'Accounts',
   area: 'admin',
   scopes: ['admin:read:accounts', 'admin:write:accounts'],
-  permission: PERMISSIONS.manageUsers,
+  permission: PERMISSIONS.manage_users,
   menu: 'Accounts',
   Component({ api }) {
     const [status, setStatus] = useState(new URLSearchParams(location.search).get('status') ?? 'pending')

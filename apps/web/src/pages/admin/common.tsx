@@ -9,7 +9,7 @@ export interface AdminAccount {
   email: string
   ip: string | null
   created_at: string
-  role: { name: string } | null
+  role: { id: string; name: string } | null
   confirmed: boolean
   approved: boolean
   disabled: boolean
@@ -51,6 +51,7 @@ export function AccountState({ a }: { a: AdminAccount }) {
 /** The actions of POST /api/v1/admin/accounts/:id/action, in Mastodon's words. */
 export const ACCOUNT_ACTIONS: [string, string][] = [
   ['none', 'Warn only'],
+  ['sensitive', 'Mark media as sensitive'],
   ['silence', 'Limit (silence)'],
   ['disable', 'Disable login'],
   ['suspend', 'Suspend'],

@@ -19,7 +19,7 @@ export const customEmojis: Page = {
   title: 'Custom emojis',
   area: 'admin',
   scopes: ['admin:read', 'admin:write'],
-  permission: PERMISSIONS.manageCustomEmojis,
+  permission: PERMISSIONS.manage_custom_emojis,
   menu: 'Custom emojis',
   Component({ api }) {
     const [origin, setOrigin] = useState('local')

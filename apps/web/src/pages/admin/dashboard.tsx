@@ -1,6 +1,192 @@
+import type { Api } from '../../api'
 import { ErrorText, Loading, useLoad } from '../../ui'
 import type { Page } from '../types'
 import { can, PERMISSIONS } from '../types'
+
+interface Measure {
+  key: string
+  total: string
+  previous_total: string
+}
+interface Dimension {
+  key: string
+  data: { key: string; human_key: string; value: string; human_value?: string }[]
+}
+interface Cohort {
+  period: string
+  data: { date: string; rate: number; value: string }[]
+}
+interface QueueHealth {
+  queues: { name: string; waiting: number; active: number; delayed: number; failed: number }[]
+  federation: { backlog: number; unavailable_servers: number }
+}
+
+const MEASURES: [string, string][] = [
+  ['new_users', 'new users'],
+  ['active_users', 'active users'],
+  ['interactions', 'interactions'],
+  ['opened_reports', 'reports opened'],
+  ['resolved_reports', 'reports resolved'],
+  ['roost_statuses', 'posts written here'],
+]
+const DIMENSIONS: [string, string][] = [
+  ['languages', 'Languages of the posts'],
+  ['sources', 'Where users signed up'],
+  ['servers', 'Most active servers'],
+  ['software_versions', 'Software'],
+  ['space_usage', 'Space used'],
+]
+
+const day = (d: Date) => d.toISOString().slice(0, 10)
+const DAY_MS = 24 * 3600 * 1000
+
+/** The change from the previous span, in words a screen reader reads well. */
+function change(now: number, before: number) {
+  if (now === before) return 'same as the 30 days before'
+  const diff = now - before
+  return `${diff > 0 ? '+' : ''}${diff} against the 30 days before`
+}
+
+/**
+ * Mastodon's dashboard numbers (POST /api/v1/admin/measures, dimensions and retention): the last 30 days against
+ * the 30 before, the top lists, and the monthly sign-up cohorts still active.
+ */
+function Metrics({ api }: { api: Api }) {
+  const data = useLoad(async () => {
+    const now = new Date()
+    const range = { start_at: day(new Date(now.getTime() - 29 * DAY_MS)), end_at: day(now) }
+    const [measures, dimensions, retention] = await Promise.all([
+      api.send<Measure[]>('POST', '/api/v1/admin/measures', { keys: MEASURES.map(([k]) => k), ...range }),
+      api.send<Dimension[]>('POST', '/api/v1/admin/dimensions', {
+        keys: DIMENSIONS.map(([k]) => k),
+        limit: 5,
+        ...range,
+      }),
+      api.send<Cohort[]>('POST', '/api/v1/admin/retention', {
+        start_at: day(new Date(now.getTime() - 180 * DAY_MS)),
+        end_at: day(now),
+        frequency: 'month',
+      }),
+    ])
+    return { measures, dimensions, retention }
+  })
+  if (data.loading && !data.data) return <Loading />
+  if (!data.data) return <ErrorText error={data.error} />
+  const { measures, dimensions, retention } = data.data
+  const months = retention[0]?.data.length ?? 0
+  return (
+    <>
+      <h2>The last 30 days</h2>
+      <ul class="stats" aria-label="The last 30 days">
+        {MEASURES.map(([key, label]) => {
+          const m = measures.find((x) => x.key === key)
+          return m ? (
+            <li key={key}>
+              <strong>{m.total}</strong> {label}
+              <span class="muted"> ({change(Number(m.total), Number(m.previous_total))})</span>
+            </li>
+          ) : null
+        })}
+      </ul>
+      <div class="dimensions">
+        {DIMENSIONS.map(([key, label]) => {
+          const d = dimensions.find((x) => x.key === key)
+          return d ? (
+            <section key={key} aria-label={label}>
+              <h3>{label}</h3>
+              {d.data.length ? (
+                <table>
+                  <tbody>
+                    {d.data.map((row) => (
+                      <tr key={row.key}>
+                        <th scope="row">{row.human_key}</th>
+                        <td>{row.human_value ?? row.value}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              ) : (
+                <p class="muted">Nothing yet.</p>
+              )}
+            </section>
+          ) : null
+        })}
+      </div>
+      <h2>Retention</h2>
+      {retention.length ? (
+        <div class="table-wrap">
+          <table>
+            <caption>Share of each month's new users active in the months after</caption>
+            <thead>
+              <tr>
+                <th scope="col">Signed up</th>
+                {Array.from({ length: months }, (_, i) => (
+                  <th scope="col" key={i}>
+                    {i === 0 ? 'That month' : `+${i}`}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {retention.map((c) => (
+                <tr key={c.period}>
+                  <th scope="row">{c.period.slice(0, 7)}</th>
+                  {c.data.map((p) => (
+                    <td key={p.date}>{Math.round(p.rate * 100)}%</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p class="muted">No sign-ups in the last six months.</p>
+      )}
+    </>
+  )
+}
+
+/** The job queues (Roost's GET /api/v1/admin/queues): their backlog and failures, and the federation backlog. */
+function Queues({ api }: { api: Api }) {
+  const data = useLoad(() => api.get<QueueHealth>('/api/v1/admin/queues'))
+  if (data.loading && !data.data) return <Loading />
+  if (!data.data) return <ErrorText error={data.error} />
+  const { queues, federation } = data.data
+  return (
+    <>
+      <h2>Queues</h2>
+      <p>
+        {federation.backlog} deliveries to other servers waiting; {federation.unavailable_servers} servers
+        treated as unavailable. Details and retries: <a href="/admin/queues">Bull Board</a>.
+      </p>
+      <div class="table-wrap">
+        <table>
+          <caption>Jobs by queue</caption>
+          <thead>
+            <tr>
+              <th scope="col">Queue</th>
+              <th scope="col">Waiting</th>
+              <th scope="col">Running</th>
+              <th scope="col">Delayed</th>
+              <th scope="col">Failed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {queues.map((q) => (
+              <tr key={q.name}>
+                <th scope="row">{q.name}</th>
+                <td>{q.waiting}</td>
+                <td>{q.active}</td>
+                <td>{q.delayed}</td>
+                <td>{q.failed}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  )
+}
 
 interface InstanceV1 {
   stats: { user_count: number; status_count: number; domain_count: number }
@@ -12,14 +198,14 @@ interface InstanceV2 {
 }
 
 /**
- * The dashboard: what the API tells now (the instance's numbers, open reports and pending sign-ups, counted from
- * their first pages). Mastodon's measures, dimensions and retention come with their endpoints.
+ * The dashboard: the instance's numbers, open reports and pending sign-ups (counted from their first pages), then
+ * Mastodon's measures, dimensions and retention (view_dashboard) and the queues' health (view_devops).
  */
 export const dashboard: Page = {
   title: 'Moderation',
   area: 'admin',
-  scopes: ['admin:read:reports', 'admin:read:accounts'],
-  permission: PERMISSIONS.viewDashboard | PERMISSIONS.manageReports,
+  scopes: ['admin:read:reports', 'admin:read:accounts', 'admin:read'],
+  permission: PERMISSIONS.view_dashboard | PERMISSIONS.manage_reports,
   menu: 'Dashboard',
   Component({ api, me }) {
     const data = useLoad(async () => {
@@ -27,10 +213,10 @@ export const dashboard: Page = {
         api.get<InstanceV1>('/api/v1/instance'),
         api.get<InstanceV2>('/api/v2/instance'),
       ])
-      const reports = can(me, PERMISSIONS.manageReports)
+      const reports = can(me, PERMISSIONS.manage_reports)
         ? (await api.page<unknown>('/api/v1/admin/reports', { resolved: 'false', limit: '100' })).items.length
         : undefined
-      const pending = can(me, PERMISSIONS.manageUsers)
+      const pending = can(me, PERMISSIONS.manage_users)
         ? (
             await api
               .page<unknown>('/api/v2/admin/accounts', { status: 'pending', origin: 'local', limit: '100' })
@@ -82,11 +268,8 @@ export const dashboard: Page = {
             : 'closed'}
           .
         </p>
-        {can(me, PERMISSIONS.devops | PERMISSIONS.manageSettings) ? (
-          <p>
-            The job queues, their backlog and failures: <a href="/admin/queues">Bull Board</a>.
-          </p>
-        ) : null}
+        {can(me, PERMISSIONS.view_dashboard) ? <Metrics api={api} /> : null}
+        {can(me, PERMISSIONS.view_devops) ? <Queues api={api} /> : null}
       </>
     )
   },

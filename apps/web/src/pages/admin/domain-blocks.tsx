@@ -19,7 +19,7 @@ export const domainBlocks: Page = {
   title: 'Blocked servers',
   area: 'admin',
   scopes: ['admin:read:domain_blocks', 'admin:write:domain_blocks'],
-  permission: PERMISSIONS.manageFederation,
+  permission: PERMISSIONS.manage_federation,
   menu: 'Blocked servers',
   Component({ api }) {
     const [domain, setDomain] = useState('')

@@ -18,7 +18,7 @@ export const instances: Page = {
   title: 'Servers',
   area: 'admin',
   scopes: ['admin:read'],
-  permission: PERMISSIONS.manageFederation,
+  permission: PERMISSIONS.manage_federation,
   menu: 'Servers',
   Component({ api }) {
     const list = useLoad(() => api.get<Instance[]>('/api/v1/admin/instances'))

@@ -24,7 +24,7 @@ export const ipBlocks: Page = {
   title: 'IP rules',
   area: 'admin',
   scopes: ['admin:read:ip_blocks', 'admin:write:ip_blocks'],
-  permission: PERMISSIONS.manageBlocks,
+  permission: PERMISSIONS.manage_blocks,
   menu: 'IP rules',
   Component({ api }) {
     const [ip, setIp] = useState('')

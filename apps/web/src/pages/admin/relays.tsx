@@ -26,7 +26,7 @@ export const relays: Page = {
   title: 'Relays',
   area: 'admin',
   scopes: ['admin:read', 'admin:write'],
-  permission: PERMISSIONS.manageFederation,
+  permission: PERMISSIONS.manage_federation,
   menu: 'Relays',
   Component({ api }) {
     const [inbox, setInbox] = useState('')

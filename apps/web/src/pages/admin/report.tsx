@@ -1,16 +1,67 @@
-import { Action, ErrorText, Loading, useLoad, When } from '../../ui'
+import { useState } from 'preact/hooks'
+import type { Api } from '../../api'
+import { Action, Check, ErrorText, Form, Loading, Select, useLoad, When } from '../../ui'
 import type { Page } from '../types'
 import { PERMISSIONS } from '../types'
 import { AccountActionForm } from './account-action'
 import { AdminAccountLine } from './common'
 import type { Report } from './reports'
 
+/** Changing a report's category and the rules it cites (Mastodon's PUT /api/v1/admin/reports/:id). */
+function CategoryForm(props: { api: Api; report: Report; onDone: () => void }) {
+  const rules = useLoad(() => props.api.get<{ id: string; text: string }[]>('/api/v1/instance/rules'))
+  const [category, setCategory] = useState(props.report.category)
+  const [ruleIds, setRuleIds] = useState(props.report.rules.map((r) => r.id))
+  return (
+    <Form
+      run={() =>
+        props.api.send('PUT', `/api/v1/admin/reports/${props.report.id}`, {
+          category,
+          rule_ids: category === 'violation' ? ruleIds : [],
+        })
+      }
+      onDone={props.onDone}
+      submit="Save category"
+      done="Category saved."
+      label="Category of the report"
+    >
+      <Select
+        label="Category"
+        value={category}
+        onChange={setCategory}
+        options={[
+          ['spam', 'Spam'],
+          ['legal', 'Illegal content'],
+          ['violation', 'Breaks server rules'],
+          ['other', 'Other'],
+        ]}
+      />
+      {category === 'violation' ? (
+        <fieldset>
+          <legend>Rules broken</legend>
+          <ErrorText error={rules.error} />
+          {(rules.data ?? []).map((rule) => (
+            <Check
+              key={rule.id}
+              label={rule.text}
+              checked={ruleIds.includes(rule.id)}
+              onChange={(on) =>
+                setRuleIds((ids) => (on ? [...ids, rule.id] : ids.filter((id) => id !== rule.id)))
+              }
+            />
+          ))}
+        </fieldset>
+      ) : null}
+    </Form>
+  )
+}
+
 /** One report: what was reported, assigning, resolving or reopening it, and acting on the reported account. */
 export const report: Page = {
   title: 'Report',
   area: 'admin',
   scopes: ['admin:read:reports', 'admin:write:reports', 'admin:write:accounts'],
-  permission: PERMISSIONS.manageReports,
+  permission: PERMISSIONS.manage_reports,
   Component({ api, params, me }) {
     const loaded = useLoad(() => api.get<Report>(`/api/v1/admin/reports/${params.id}`), [params.id])
     if (loaded.loading && !loaded.data) return <Loading />
@@ -102,6 +153,15 @@ export const report: Page = {
             </Action>
           )}
         </div>
+        <details>
+          <summary>Change the category</summary>
+          <CategoryForm
+            key={`${r.category} ${r.rules.map((x) => x.id).join()}`}
+            api={api}
+            report={r}
+            onDone={loaded.reload}
+          />
+        </details>
         {r.action_taken ? null : (
           <>
             <h3>Act on @{r.target_account.account.acct}</h3>

@@ -25,7 +25,7 @@ export const reports: Page = {
   title: 'Reports',
   area: 'admin',
   scopes: ['admin:read:reports', 'admin:write:reports'],
-  permission: PERMISSIONS.manageReports,
+  permission: PERMISSIONS.manage_reports,
   menu: 'Reports',
   Component({ api }) {
     const [resolved, setResolved] = useState('false')
