@@ -16,6 +16,7 @@ import { createStreamingPublisher } from './streaming/publisher'
 import { publishAllListOwners } from './streaming/list-owners'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
+import { createReplica } from './replica'
 import { mediaFilesOf } from './media/files'
 import { VIDEO_LIMIT } from './media/av'
 
@@ -26,7 +27,9 @@ export const migrateAccounts = (databaseUrl: string) => migrateSchema(databaseUr
 /** The accounts service: the OAuth server, accounts, relationships, statuses and notifications. */
 export async function createAccountsService(config: AccountsConfig) {
   const logger = createLogger('accounts', config.LOG_LEVEL)
-  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, { preparedStatements: config.PREPARED_STATEMENTS })
+  const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, {
+    preparedStatements: config.PREPARED_STATEMENTS,
+  })
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
   await redis.connect()
   const keys = await loadSigningKeys(config.OAUTH_SIGNING_KEYS, issuerOf(config.PUBLIC_URL))
@@ -47,9 +50,11 @@ export async function createAccountsService(config: AccountsConfig) {
     urls: urlsOf(config),
     logger,
   })
+  const replica = createReplica(config, db)
   const ctx: AccountsContext = {
     config,
     db,
+    replica,
     redis,
     logger,
     keys,
@@ -117,6 +122,7 @@ export async function createAccountsService(config: AccountsConfig) {
       clearInterval(watchdog)
       federation.close()
       ctx.media.close?.()
+      if (replica !== db) await replica.destroy()
       await db.destroy()
       await redis.quit().catch(() => redis.disconnect())
     },
