@@ -45,26 +45,41 @@ afterAll(async () => {
   await postgres?.stop()
 })
 
-const contents = (res: { body: { content: string }[] }) => res.body.map((s) => s.content).join(' ')
+const profile = (body: object) =>
+  stack
+    .api()
+    .patch('/api/v1/accounts/update_credentials')
+    .set('Authorization', `Bearer ${alice.token}`)
+    .send(body)
+    .expect(200)
+const contents = (res: { body: unknown }) => JSON.stringify(res.body)
 const routedReads = () => [
   anonymous('/api/v1/timelines/public'),
   anonymous('/api/v1/timelines/tag/lagging'),
   anonymous(`/api/v1/accounts/${alice.id}/statuses`),
   carol.get('/api/v1/timelines/public'),
   carol.get(`/api/v1/accounts/${alice.id}/statuses`),
+  carol.get('/api/v2/search?q=lagging&type=statuses'),
+  anonymous('/api/v1/directory?order=new'),
+  anonymous('/users/alice/outbox?page=true').set('Accept', 'application/activity+json'),
 ]
 
 it('routed reads come from the replica, lagging while replay is paused; read-your-writes reads from the primary', async () => {
-  await post(alice, 'first #lagging')
+  await profile({ discoverable: true, display_name: 'first' })
+  await post(alice, 'first lagging #lagging @carol')
   // Once replayed, every routed read has the first status.
-  await eventually(async () => (await anonymous('/api/v1/timelines/tag/lagging')).body.length === 1)
+  await eventually(async () =>
+    (await Promise.all(routedReads())).every((res) => contents(res).includes('first')),
+  )
 
   await replicaAdmin.query('SELECT pg_wal_replay_pause()')
   await eventually(async () => {
     const { rows } = await replicaAdmin.query('SELECT pg_get_wal_replay_pause_state() AS state')
     return rows[0].state === 'paused'
   })
-  const second = await post(alice, 'second #lagging')
+  // Written on the primary while the replica lags: a status and a new display name (the directory shows names).
+  const second = await post(alice, 'second lagging #lagging @carol')
+  await profile({ display_name: 'second' })
 
   // The replica lags: each routed read answers, correctly as of the replica, without the second status.
   for (const res of await Promise.all(routedReads())) {
@@ -91,7 +106,8 @@ it('routed reads come from the replica, lagging while replay is paused; read-you
 it('with the replica stopped, routed reads answer from the primary', async () => {
   await replicaAdmin.end()
   postgres.stopReplica()
-  await post(alice, 'third #lagging')
+  await post(alice, 'third lagging #lagging @carol')
+  await profile({ display_name: 'third' })
   for (const res of await Promise.all(routedReads())) {
     expect(res.status).toBe(200)
     expect(contents(res)).toContain('third')

@@ -1,7 +1,7 @@
 import type { Knex } from '@roost/db'
 import { createReplicaDatabase } from '@roost/db'
 import type { AccountsConfig, AccountsWorkerConfig } from './config'
-import type { AccountsContext } from './context'
+import type { AccountsContext, AccountsHandler } from './context'
 import { SCHEMA } from './db/migrations'
 
 /**
@@ -38,3 +38,12 @@ export async function stickToPrimary(ctx: AccountsContext, accountId: string): P
   if (ctx.replica === ctx.db) return
   await ctx.redis.set(stickyKey(ctx, accountId), '1', 'PX', STICKY_PRIMARY_MS)
 }
+
+/**
+ * A handler of anonymous, lag-tolerant reads (the federation collections) run with `ctx.db` on the replica: every
+ * query it makes goes there. Only for handlers that write nothing.
+ */
+export const onReplica =
+  (fn: AccountsHandler): AccountsHandler =>
+  (ctx, req, res) =>
+    fn({ ...ctx, db: ctx.replica }, req, res)
