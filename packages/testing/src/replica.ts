@@ -1,18 +1,34 @@
 import { spawnSync } from 'node:child_process'
-import { chownSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from './environment'
 
-const BIN = '/usr/lib/postgresql/15/bin'
+/**
+ * Where initdb, pg_ctl and pg_basebackup are: the newest /usr/lib/postgresql/<major>/bin (Debian's packages), or
+ * on PATH. scripts/test.ts installs Debian's `postgresql` when none is there.
+ */
+export function postgresBinaries(): string | undefined {
+  const root = '/usr/lib/postgresql'
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(path.join(root, v, 'bin', 'pg_basebackup')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
+  if (majors.length) return path.join(root, majors[0]!, 'bin')
+  const onPath = spawnSync('sh', ['-c', 'command -v pg_basebackup'], { encoding: 'utf8' }).stdout.trim()
+  return onPath ? path.dirname(onPath) : undefined
+}
 
 /**
  * A primary Postgres cluster and a streaming read replica of it (`pg_basebackup -R`), each on a free port in a temp
  * directory, for the read-replica tests (docs/operations.md, "Read replica"). The machine's own server is not set up
- * for replication, so both are new clusters, made with Debian's binaries and run as `postgres` when the tests run as
+ * for replication, so both are new clusters, made with Debian's binaries (postgresBinaries) and run as `postgres` when the tests run as
  * root (Postgres refuses root). `stop()` stops both and removes the directory.
  */
 export async function startReplicatedPostgres() {
+  const bin = postgresBinaries()
+  if (!bin) throw new Error('startReplicatedPostgres: no Postgres binaries (apt-get install postgresql)')
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roost-replica-'))
   const asUser: { uid?: number; gid?: number } = {}
   if (process.getuid?.() === 0) {
@@ -23,7 +39,7 @@ export async function startReplicatedPostgres() {
     chownSync(dir, asUser.uid, asUser.gid)
   }
   const run = (command: string, args: string[]) => {
-    const result = spawnSync(path.join(BIN, command), args, { ...asUser, encoding: 'utf8', cwd: dir })
+    const result = spawnSync(path.join(bin, command), args, { ...asUser, encoding: 'utf8', cwd: dir })
     if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr}${result.stdout}`)
   }
   const primaryDir = path.join(dir, 'primary')
