@@ -7,6 +7,8 @@ import { eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 import { post, signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
+import { home } from '../../apps/accounts/src/feeds/store'
+import * as outbox from '../../apps/accounts/src/outbox/outbox'
 
 /**
  * The read replica (docs/operations.md, "Read replica") on a real streaming replica: a primary cluster and a
@@ -19,6 +21,7 @@ let stack: Stack
 let replicaAdmin: pg.Client
 let alice: TestUser
 let carol: TestUser
+let dave: TestUser
 let anonymous: (path: string) => ReturnType<ReturnType<Stack['api']>['get']>
 
 beforeAll(async () => {
@@ -37,6 +40,7 @@ beforeAll(async () => {
   await replicaAdmin.connect()
   alice = await signUp(stack, { username: 'alice' })
   carol = await signUp(stack, { username: 'carol' })
+  dave = await signUp(stack, { username: 'dave' })
   anonymous = (path: string) => stack.api().get(path)
 }, 60_000)
 afterAll(async () => {
@@ -52,6 +56,16 @@ const profile = (body: object) =>
     .set('Authorization', `Bearer ${alice.token}`)
     .send(body)
     .expect(200)
+/** Drops a home feed and has the worker rebuild it, as for a user back after USER_ACTIVE_DAYS (current.ts). */
+async function regenerated(accountId: string): Promise<string[]> {
+  const { ctx } = stack.accounts
+  await ctx.feeds.drop(home(accountId))
+  await ctx.feeds.withClaim(home(accountId), () =>
+    outbox.add(ctx.db, { event: 'home_feed.missing', accountId }),
+  )
+  await stack.drain()
+  return ctx.feeds.ids(home(accountId))
+}
 const contents = (res: { body: unknown }) => JSON.stringify(res.body)
 const routedReads = () => [
   anonymous('/api/v1/timelines/public'),
@@ -66,7 +80,8 @@ const routedReads = () => [
 
 it('routed reads come from the replica, lagging while replay is paused; read-your-writes reads from the primary', async () => {
   await profile({ discoverable: true, display_name: 'first' })
-  await post(alice, 'first lagging #lagging @carol')
+  const first = await post(alice, 'first lagging #lagging @carol')
+  await dave.post(`/api/v1/accounts/${alice.id}/follow`).expect(200)
   // Once replayed, every routed read has the first status.
   await eventually(async () =>
     (await Promise.all(routedReads())).every((res) => contents(res).includes('first')),
@@ -92,15 +107,21 @@ it('routed reads come from the replica, lagging while replay is paused; read-you
   expect(contents(await alice.get('/api/v1/timelines/tag/lagging').expect(200))).toContain('second')
   // Reads that are not routed (a status, relationships) always come from the primary.
   await carol.get(`/api/v1/statuses/${second}`).expect(200)
-  await carol.post(`/api/v1/accounts/${alice.id}/follow`).expect(200)
-  const relationships = await carol.get(`/api/v1/accounts/relationships?id[]=${alice.id}`).expect(200)
+  await alice.post(`/api/v1/accounts/${carol.id}/follow`).expect(200)
+  const relationships = await alice.get(`/api/v1/accounts/relationships?id[]=${carol.id}`).expect(200)
   expect(relationships.body[0].following).toBe(true)
+  // The worker's feed regeneration reads its candidates from the replica: dave's rebuilt feed lacks the second status
+  // (which fan-out had put in it from the primary).
+  await stack.drain()
+  expect(await stack.accounts.ctx.feeds.ids(home(dave.id))).toContain(second)
+  expect(await regenerated(dave.id)).toEqual([first])
 
   await replicaAdmin.query('SELECT pg_wal_replay_resume()')
   await eventually(async () => {
     const all = await Promise.all(routedReads())
     return all.every((res) => res.status === 200 && contents(res).includes('second'))
   })
+  expect(await regenerated(dave.id)).toEqual([second, first])
 })
 
 it('with the replica stopped, routed reads answer from the primary', async () => {
