@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { freePort } from '@roost/testing'
+import { freePort, postgresBinaries } from '@roost/testing'
 import { postgresAnswers, startEmbeddedPostgres } from './dev/postgres'
 import { redisAnswers, startEmbeddedRedis } from './dev/redis'
 
@@ -34,6 +34,8 @@ function ensureTools() {
     { name: 'toot', present: () => onPath('toot') },
     // Video, audio and GIF uploads are transcoded, and their tests made, with it (docs/media.md).
     { name: 'ffmpeg', present: () => onPath('ffmpeg') && onPath('ffprobe') },
+    // initdb and pg_basebackup: test/scale/replica.test.ts makes a primary and a streaming replica with them.
+    { name: 'postgresql', present: () => postgresBinaries() !== undefined },
     // PgBouncer in transaction mode, which test/scale and ROOST_TEST_PGBOUNCER=1 run the stack through.
     { name: 'pgbouncer', present: () => existsSync('/usr/sbin/pgbouncer') || onPath('pgbouncer') },
     {

@@ -8,6 +8,16 @@ import { baseEnv, ConfigError, envFlag, envPort, envRate, parseConfig } from '@r
 const USER_ACTIVE_DAYS = z.coerce.number().int().positive().default(7)
 
 /**
+ * A streaming read replica of DATABASE_URL (Mastodon's REPLICA_DB_*), for the heavy reads that tolerate a little lag
+ * (docs/operations.md, "Read replica"). Empty: every read goes to DATABASE_URL. Read by the accounts service and
+ * its worker (feed regeneration).
+ */
+const REPLICA_DATABASE_URL = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+
+/**
  * The shortest poll, in seconds (Mastodon's 300, shown in /api/v2/instance). Only tests lower it, to see polls end
  * within seconds. Read by the accounts service and its worker (which publishes scheduled statuses with polls).
  */
@@ -179,6 +189,7 @@ const followCeilingEnv = {
 
 export const accountsEnv = baseEnv.extend({
   USER_ACTIVE_DAYS,
+  REPLICA_DATABASE_URL,
   POLL_MIN_EXPIRATION_SECONDS,
   ...federationEnv,
   ACCOUNTS_PORT: envPort(3001),
@@ -310,6 +321,7 @@ export const loadAccountsConfig = (env: Record<string, string | undefined>) =>
 export const accountsWorkerEnv = baseEnv.extend({
   ACCOUNTS_WORKER_PORT: envPort(3004),
   USER_ACTIVE_DAYS,
+  REPLICA_DATABASE_URL,
   POLL_MIN_EXPIRATION_SECONDS,
   ...federationEnv,
   ...mediaEnv,

@@ -14,6 +14,11 @@ import type { StreamingPublisher } from './streaming/publisher'
 export interface AccountsContext {
   config: AccountsConfig
   db: Knex
+  /**
+   * For the heavy reads that tolerate a little lag: the read replica (REPLICA_DATABASE_URL), or `db` when there is
+   * none. Handlers take it through readsFor (replica.ts), which keeps read-your-writes (docs/operations.md, "Read replica").
+   */
+  replica: Knex
   redis: Redis
   logger: Logger
   keys: SigningKeys

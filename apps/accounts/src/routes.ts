@@ -231,6 +231,7 @@ import {
   updateWebhook,
 } from './api/v1/admin/webhooks'
 import { instanceV2 } from './api/v2/instance'
+import { onReplica } from './replica'
 import { searchRoute, searchRouteV1 } from './api/v2/search'
 import { follow, removeFromFollowers, unfollow, block, unblock, mute, unmute } from './api/v1/accounts/follow'
 import { followers, following } from './api/v1/accounts/followers'
@@ -384,10 +385,13 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   )
   api.get('/users/:username/statuses/:id/activity', on(authorizedFetch('object', createActivityDocument)))
   api.get('/users/:username/statuses/:id/replies', on(authorizedFetch('object', repliesDocument)))
-  api.get('/users/:username/outbox', on(authorizedFetch('object', outboxCollection)))
-  api.get('/users/:username/followers', on(authorizedFetch('object', followersCollection)))
-  api.get('/users/:username/following', on(authorizedFetch('object', followingCollection)))
-  api.get('/users/:username/collections/featured', on(authorizedFetch('object', featuredCollection)))
+  api.get('/users/:username/outbox', on(authorizedFetch('object', onReplica(outboxCollection))))
+  api.get('/users/:username/followers', on(authorizedFetch('object', onReplica(followersCollection))))
+  api.get('/users/:username/following', on(authorizedFetch('object', onReplica(followingCollection))))
+  api.get(
+    '/users/:username/collections/featured',
+    on(authorizedFetch('object', onReplica(featuredCollection))),
+  )
   api.get('/emojis/:id', on(emojiDocument))
   api.get('/actor', on(instanceActorDocument))
   api.get('/actor/outbox', on(instanceActorOutbox))

@@ -16,6 +16,7 @@ import { createStreamingPublisher } from './streaming/publisher'
 import { publishAllListOwners } from './streaming/list-owners'
 import { loadSigningKeys } from './oauth/keys'
 import { accountsRoutes } from './routes'
+import { createReplica } from './replica'
 import { mediaFilesOf } from './media/files'
 import { VIDEO_LIMIT } from './media/av'
 
@@ -49,9 +50,11 @@ export async function createAccountsService(config: AccountsConfig) {
     urls: urlsOf(config),
     logger,
   })
+  const replica = createReplica(config, db)
   const ctx: AccountsContext = {
     config,
     db,
+    replica,
     redis,
     logger,
     keys,
@@ -119,6 +122,7 @@ export async function createAccountsService(config: AccountsConfig) {
       clearInterval(watchdog)
       federation.close()
       ctx.media.close?.()
+      if (replica !== db) await replica.destroy()
       await db.destroy()
       await redis.quit().catch(() => redis.disconnect())
     },

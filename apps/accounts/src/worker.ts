@@ -13,6 +13,7 @@ import type { AccountsWorkerConfig } from './config'
 import { SCHEMA } from './db/migrations'
 import { urlsOf } from './entities/account'
 import { createFeedStore } from './feeds/store'
+import { createReplica } from './replica'
 import { createFederation } from './federation/transport/client'
 import { createHostSlots } from './federation/transport/host-slots'
 import { createDeliver } from './federation/transport/delivery-queue'
@@ -49,6 +50,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
   const db = createDatabase(config.DATABASE_URL, SCHEMA, undefined, {
     preparedStatements: config.PREPARED_STATEMENTS,
   })
+  const replica = createReplica(config, db)
   const connection = createRedis(config.REDIS_URL, { forWorker: true })
   const redis = createRedis(config.REDIS_URL)
   const metrics = createMetrics('accounts-worker')
@@ -88,7 +90,13 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     db,
     urls,
     streaming,
-    feeds: { db, store: feeds, activeDays: config.USER_ACTIVE_DAYS, listener: streaming.feedListener },
+    feeds: {
+      db,
+      replica,
+      store: feeds,
+      activeDays: config.USER_ACTIVE_DAYS,
+      listener: streaming.feedListener,
+    },
     federation,
     deliver,
     pollUpdateSoon: distributePollSoon(timers, config.FEDERATION_POLL_UPDATE_DELAY_MS),
@@ -205,6 +213,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       mailer.close()
       webhookClient.close()
       await producers.close()
+      if (replica !== db) await replica.destroy()
       await db.destroy()
       await connection.quit().catch(() => connection.disconnect())
       await redis.quit().catch(() => redis.disconnect())

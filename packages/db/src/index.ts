@@ -32,6 +32,71 @@ export function createDatabase(
   })
 }
 
+/** How long a replica pool's connection to the primary (taken while the replica was down) lives before the replica is tried again. */
+export const REPLICA_RETRY_MS = 5_000
+
+/**
+ * A knex pool on a streaming read replica (REPLICA_DATABASE_URL; docs/operations.md, "Read replica"), for reads
+ * that tolerate a little lag. When the replica cannot be reached, a new connection goes to the primary instead
+ * (`primaryUrl`), and is replaced after REPLICA_RETRY_MS, when the replica is tried again: a replica down slows
+ * nothing down to an error.
+ */
+export function createReplicaDatabase(
+  replicaUrl: string,
+  primaryUrl: string,
+  schema: string,
+  pool = { min: 0, max: 10 },
+  options: { preparedStatements?: boolean } = {},
+): Knex {
+  const Base = (options.preparedStatements === false
+    ? UnnamedStatementsClient
+    : PreparedStatementsClient) as unknown as new (...args: unknown[]) => ReplicaClientBase
+  class ReplicaClient extends Base {
+    override async _acquireOnlyConnection(): Promise<PooledConnection> {
+      try {
+        return await super._acquireOnlyConnection()
+      } catch {
+        const settings = this.connectionSettings
+        this.connectionSettings = { connectionString: primaryUrl }
+        try {
+          const connection = await super._acquireOnlyConnection()
+          connection.roostPrimarySince = Date.now()
+          return connection
+        } finally {
+          this.connectionSettings = settings
+        }
+      }
+    }
+
+    override validateConnection(connection: PooledConnection): boolean {
+      return (
+        connection.roostPrimarySince === undefined ||
+        Date.now() - connection.roostPrimarySince < REPLICA_RETRY_MS
+      )
+    }
+  }
+  return knexFactory({
+    client: ReplicaClient as unknown as typeof Knex.Client,
+    // A replica that does not answer is given up on quickly, for the primary.
+    connection: { connectionString: replicaUrl, connectionTimeoutMillis: 2_000 },
+    searchPath: [schema, 'public'],
+    pool: { ...pool, idleTimeoutMillis: 30_000 },
+    acquireConnectionTimeout: 10_000,
+    // A replica going away closes its pooled connections, which knex notes on the console; that is expected here.
+    log: { warn: (message: string) => void (/^Connection Error/.test(message) || console.warn(message)) },
+  })
+}
+
+/** What createReplicaDatabase's client uses of knex's Postgres dialect. */
+interface PooledConnection {
+  roostPrimarySince?: number
+}
+interface ReplicaClientBase {
+  connectionSettings: object
+  _acquireOnlyConnection(): Promise<PooledConnection>
+  validateConnection(connection: PooledConnection): boolean
+}
+
 /**
  * The first row of a join of different tables (`SELECT a.*, b.* FROM a JOIN b …`), as one object per table in the
  * order their columns come: two rows in one round trip without listing either's columns, whose names may clash

@@ -22,6 +22,8 @@ export interface FeedListener {
 /** What the feed code needs, built once by the accounts worker (docs/feeds.md). */
 export interface Feeds {
   db: Knex
+  /** Where regeneration reads its candidates: the read replica if any (docs/operations.md, "Read replica"); unset = db. */
+  replica?: Knex
   store: FeedStore
   /** Users who made no request for this many days get no fan-out (USER_ACTIVE_DAYS). */
   activeDays: number

@@ -111,7 +111,9 @@ export async function regenerate(f: Feeds, accountId: string) {
   await f.store.claimRegeneration(feed) // a job asked for by someone else (or left over) still needs the mark
   let before: string | undefined
   for (let pages = 0; pages < 5; pages++) {
-    const query = homeCandidates(f, accountId).orderBy('id', 'desc').limit(MAX_ITEMS)
+    const query = homeCandidates({ ...f, db: f.replica ?? f.db }, accountId)
+      .orderBy('id', 'desc')
+      .limit(MAX_ITEMS)
     if (before) query.where('id', '<', before)
     const statuses: StatusRow[] = await query
     await insertFiltered(f, accountId, statuses)

@@ -6,6 +6,7 @@ import type { AccountRow, UserRow } from '../db/rows'
 import { home, list } from '../feeds/store'
 import * as outbox from '../outbox/outbox'
 import { loginRefusal } from './login-state'
+import { stickToPrimary } from '../replica'
 
 export interface CurrentUser {
   user: UserRow
@@ -38,6 +39,8 @@ export async function requireUser(ctx: AccountsContext, req: Request): Promise<C
   if (!user || !account) throw userRequired()
   const refusal = loginRefusal({ ...user, suspended_at: account.suspended_at })
   if (refusal) throw forbidden(refusal)
+  // A write: this account's lag-tolerant reads stay on the primary for a moment (docs/operations.md, "Read replica").
+  if (req.method !== 'GET' && req.method !== 'HEAD') await stickToPrimary(ctx, account.id)
   await noteActivity(ctx, user)
   await noteTokenUse(ctx, req.token!.tokenId, token?.last_used_at ?? null)
   return {

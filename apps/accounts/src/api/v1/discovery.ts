@@ -26,6 +26,7 @@ import {
 import type { FeaturedTagRow } from '../../db/rows'
 import { findVisibleAccount, parseId } from '../../domain/records'
 import { optionalUser, requireUser } from '../../users/current'
+import { readsFor } from '../../replica'
 import { readOffset } from './accounts/search'
 import { tagNamed } from './tags'
 
@@ -41,28 +42,32 @@ function trendsPage(req: Request, defaultLimit: number) {
 export async function trendTags(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
   const { limit, offset } = trendsPage(req, 10)
-  const rows = await trendingTags(ctx.db, limit, offset)
+  // A lag-tolerant read: the replica (docs/operations.md, "Read replica").
+  const db = await readsFor(ctx, viewer?.account.id)
+  const rows = await trendingTags(db, limit, offset)
   setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
     limit,
     offset,
     next: 'when-full',
     kept: { limit: paramText(req.query.limit) },
   })
-  res.json(await renderTags(ctx.db, urlsOf(ctx.config), rows, viewer?.account.id))
+  res.json(await renderTags(db, urlsOf(ctx.config), rows, viewer?.account.id))
 }
 
 /** GET /api/v1/trends/statuses — Status entities, limit 20/40, offset. */
 export async function trendStatuses(ctx: AccountsContext, req: Request, res: Response) {
   const viewerId = (await optionalUser(ctx, req))?.account.id
   const { limit, offset } = trendsPage(req, 20)
-  const rows = await trendingStatuses(ctx.db, limit, offset, viewerId)
+  // A lag-tolerant read: the replica (docs/operations.md, "Read replica").
+  const db = await readsFor(ctx, viewerId)
+  const rows = await trendingStatuses(db, limit, offset, viewerId)
   setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
     limit,
     offset,
     next: 'when-full',
     kept: { limit: paramText(req.query.limit) },
   })
-  res.json(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId))
+  res.json(await renderStatuses(db, urlsOf(ctx.config), rows, viewerId))
 }
 
 /** GET /api/v1/trends/links — always empty: Roost makes no preview cards. */
@@ -106,7 +111,8 @@ export async function deleteSuggestion(ctx: AccountsContext, req: Request, res: 
 export async function directoryRoute(ctx: AccountsContext, req: Request, res: Response) {
   const viewer = await optionalUser(ctx, req)
   const p = readParams(req, directoryParams)
-  const rows = await directory(ctx.db, {
+  // A lag-tolerant read: the replica (docs/operations.md, "Read replica").
+  const rows = await directory(await readsFor(ctx, viewer?.account.id), {
     order: p.order === 'new' ? 'new' : 'active',
     local: !!p.local,
     limit: readPage(p, DEFAULT_ACCOUNTS_LIMIT).limit,

@@ -11,6 +11,7 @@ import { searchHashtags, searchStatuses, statusByUrl } from '../../domain/search
 import { findVisibleStatus } from '../../domain/statuses'
 import { resolveStatusUrl } from '../../federation/inbox/statuses'
 import { optionalUser } from '../../users/current'
+import { readsFor } from '../../replica'
 import { readOffset, searchAccounts } from '../v1/accounts/search'
 
 const SEARCH_LIMIT = 20
@@ -39,10 +40,13 @@ async function search(ctx: AccountsContext, req: Request) {
   const wants = (category: string) => !type || type === category
   const urls = urlsOf(ctx.config)
   const viewerId = viewer?.account.id
+  // A lag-tolerant read: the replica, but for what may fetch and store a remote account or status (docs/operations.md,
+  // "Read replica").
+  const db = await readsFor(ctx, viewerId)
 
   const accounts = wants('accounts')
     ? await searchAccounts(
-        ctx,
+        p.resolve ? ctx : { ...ctx, db },
         p.q,
         page.limit,
         offset,
@@ -63,7 +67,7 @@ async function search(ctx: AccountsContext, req: Request) {
       statuses = found ? [found] : []
     } else {
       const accountId = p.account_id === undefined ? undefined : (parseId(p.account_id) ?? '0')
-      statuses = await searchStatuses(ctx.db, {
+      statuses = await searchStatuses(db, {
         q: p.q,
         viewerId: viewer.account.id,
         language: viewer.user.locale ?? 'en',
@@ -76,10 +80,10 @@ async function search(ctx: AccountsContext, req: Request) {
     }
   }
 
-  const hashtags = wants('hashtags') ? await searchHashtags(ctx.db, p.q, page.limit, offset) : []
+  const hashtags = wants('hashtags') ? await searchHashtags(db, p.q, page.limit, offset) : []
   return {
     accounts: accounts.map((row) => renderAccount(row, urls)),
-    statuses: await renderStatuses(ctx.db, urls, statuses, viewerId),
+    statuses: await renderStatuses(db, urls, statuses, viewerId),
     hashtags,
     viewerId,
   }

@@ -8,6 +8,7 @@ import { renderStatuses } from '../../../entities/status'
 import { withoutHidden } from '../../../domain/filters'
 import { statusesOfAccount } from '../../../feeds/timelines'
 import { optionalUser } from '../../../users/current'
+import { readsFor } from '../../../replica'
 import { refreshStaleProfile } from '../../../federation/stale-profiles'
 
 /** The filter keys Mastodon carries into the Link header, with the value the client sent. */
@@ -28,8 +29,11 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
   // profiles"); this answer has what is stored.
   if (viewerId && ctx.config.FEDERATION && !p.max_id)
     await refreshStaleProfile(ctx.db, account, ctx.config.REMOTE_BACKFILL_STALE_HOURS)
+  // A lag-tolerant read: the replica, but an account's own statuses read by itself come from the primary
+  // (docs/operations.md, "Read replica").
+  const db = viewerId === account.id ? ctx.db : await readsFor(ctx, viewerId)
   const rows = await statusesOfAccount(
-    ctx.db,
+    db,
     account,
     viewerId,
     {
@@ -55,5 +59,5 @@ export async function accountStatuses(ctx: AccountsContext, req: Request, res: R
     prev: 'min_id',
     kept: { ...kept, limit: paramText(p.limit), tagged: p.tagged ?? kept.tagged },
   })
-  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'account'))
+  res.json(withoutHidden(await renderStatuses(db, urlsOf(ctx.config), rows, viewerId), 'account'))
 }

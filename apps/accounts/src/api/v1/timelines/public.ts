@@ -6,6 +6,7 @@ import { urlsOf } from '../../../entities/account'
 import { renderStatuses } from '../../../entities/status'
 import { publicStatuses } from '../../../feeds/timelines'
 import { optionalUser } from '../../../users/current'
+import { readsFor } from '../../../replica'
 import { withoutHidden } from '../../../domain/filters'
 
 /**
@@ -19,7 +20,9 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
   const page = readPage(p, DEFAULT_STATUSES_LIMIT)
   const viewerId = viewer?.account.id
   const filters = { local: p.local, remote: p.remote, onlyMedia: p.only_media }
-  const rows = await publicStatuses(ctx.db, viewerId, filters, page)
+  // A lag-tolerant read: the replica (docs/operations.md, "Read replica").
+  const db = await readsFor(ctx, viewerId)
+  const rows = await publicStatuses(db, viewerId, filters, page)
 
   setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
     limit: page.limit,
@@ -28,5 +31,5 @@ export async function publicTimeline(ctx: AccountsContext, req: Request, res: Re
     prev: 'min_id',
     kept: keptFromQuery(req.query, ['local', 'remote', 'limit', 'only_media']),
   })
-  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'))
+  res.json(withoutHidden(await renderStatuses(db, urlsOf(ctx.config), rows, viewerId), 'public'))
 }

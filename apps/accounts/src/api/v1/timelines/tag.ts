@@ -7,6 +7,7 @@ import { renderStatuses } from '../../../entities/status'
 import { withoutHidden } from '../../../domain/filters'
 import { taggedStatuses } from '../../../feeds/timelines'
 import { optionalUser } from '../../../users/current'
+import { readsFor } from '../../../replica'
 
 /**
  * GET /api/v1/timelines/tag/:hashtag (docs/hashtags.md) — public statuses tagged with the hashtag or any of
@@ -28,7 +29,9 @@ export async function tagTimeline(ctx: AccountsContext, req: Request, res: Respo
     remote: p.remote,
     onlyMedia: p.only_media,
   }
-  const rows = await taggedStatuses(ctx.db, viewerId, hashtag, filters, page)
+  // A lag-tolerant read: the replica (docs/operations.md, "Read replica").
+  const db = await readsFor(ctx, viewerId)
+  const rows = await taggedStatuses(db, viewerId, hashtag, filters, page)
 
   setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
     limit: page.limit,
@@ -37,5 +40,5 @@ export async function tagTimeline(ctx: AccountsContext, req: Request, res: Respo
     prev: 'min_id',
     kept: keptFromQuery(req.query, ['local', 'limit', 'only_media']),
   })
-  res.json(withoutHidden(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, viewerId), 'public'))
+  res.json(withoutHidden(await renderStatuses(db, urlsOf(ctx.config), rows, viewerId), 'public'))
 }
