@@ -146,7 +146,9 @@ it('double-knocks with the Fedify peer: RFC 9421 refused, draft-cavage accepted 
   // fred (Fedify) follows alice; Roost's Accept is signed RFC 9421 first, which Fedify 1.5.9 cannot read.
   await peer.follow(`${a.url}/users/alice`, 'fred')
   await eventually(async () => (await peer.log()).inbox.find((e) => e.type === 'Accept'))
-  expect(await remembered(a, peer.url)).toEqual({ scheme: 'draft-cavage' })
+  // Remembered once Roost has the 202: the peer logs the Accept before it answers, and the signed GET of fred's
+  // actor before it (which Fedify serves whatever the signature) may have left `rfc9421` there meanwhile.
+  await eventually(async () => (await remembered(a, peer.url))?.scheme === 'draft-cavage')
 })
 
 describe('double-knocking against a server that accepts one scheme only', () => {
