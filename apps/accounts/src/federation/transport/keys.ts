@@ -28,8 +28,32 @@ export async function generateRsaKeyPair(): Promise<KeyPair> {
  * first to store wins and both return what was stored.
  */
 export function localKeyPair(db: Knex, accountId: string): Promise<KeyPair> {
-  return once(db, `account:${accountId}`, () => loadOrMakeLocalKeyPair(db, accountId))
+  const cache = localKeysByDatabase.get(db)
+  const cached = cache?.get(accountId)
+  if (cached) {
+    // Most recently used last, so that the oldest is the first to go.
+    cache!.delete(accountId)
+    cache!.set(accountId, cached)
+    return Promise.resolve(cached)
+  }
+  return once(db, `account:${accountId}`, async () => {
+    const keys = await loadOrMakeLocalKeyPair(db, accountId)
+    let own = localKeysByDatabase.get(db)
+    if (!own) localKeysByDatabase.set(db, (own = new Map()))
+    own.set(accountId, keys)
+    if (own.size > LOCAL_KEYS_CACHED) own.delete(own.keys().next().value!)
+    return keys
+  })
 }
+
+/**
+ * Local key pairs already read, per process (docs/performance.md, "Write path"): a local account's key pair
+ * never changes once stored (the first to store wins, and every process returns what was stored), so a post's Linked
+ * Data signature and its deliveries' HTTP signatures read it once per process rather than once each. A deleted
+ * account is never signed for: its callers read the account first. The least recently used go past the bound.
+ */
+const LOCAL_KEYS_CACHED = 1000
+const localKeysByDatabase = new WeakMap<Knex, Map<string, KeyPair>>()
 
 /**
  * Key generation is costly (tens of milliseconds of CPU): requests arriving together for the same key in one
