@@ -279,9 +279,43 @@ describe('the web app in a browser', () => {
     await domains.getByText('spam21.example', { exact: true }).waitFor()
     await accessible(page)
 
+    // The default quote policy is set on the preferences page.
+    await page.goto(`${stack.url}/settings/preferences`)
+    await settled(page, 'Preferences')
+    await page.getByLabel('Who may quote your new posts').selectOption('followers')
+    await page.getByRole('button', { name: 'Save preferences' }).click()
+    await page.getByText('Preferences saved.').waitFor()
+    const prefs = await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(token)).expect(200)
+    expect(prefs.body.source.quote_policy).toBe('followers')
+    await accessible(page)
+
+    // An alias (for moving here from another account) is added on the Moving page, then removed as listed.
+    const other = await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(poster)).expect(200)
+    await page.getByRole('link', { name: 'Moving', exact: true }).click()
+    await settled(page, 'Moving')
+    await page.getByLabel('Handle of the old account (user@server)').fill(other.body.username)
+    await page.getByRole('button', { name: 'Add alias' }).click()
+    const aliases = page.getByRole('list', { name: 'Aliases' })
+    await aliases.getByText(`/users/${other.body.username}`).waitFor()
+    const listed = await stack.api().get('/api/v1/accounts/aliases').set(bearer(token)).expect(200)
+    expect(listed.body).toEqual([
+      { uri: expect.stringMatching(new RegExp(`/users/${other.body.username}$`)) },
+    ])
+    await accessible(page)
+    await aliases.getByRole('button', { name: /^Remove alias/ }).click()
+    await aliases.getByText('No aliases.').waitFor()
+    await stack.api().get('/api/v1/accounts/aliases').set(bearer(token)).expect(200, [])
+    // The move form reaches the API (which checks the password first; moving is tested across two servers in
+    // test/federation/move-two-roost.test.ts) and shows its refusal.
+    const move = page.getByRole('form', { name: 'Move to another account' })
+    await move.getByLabel('Handle of the new account (user@server)').fill(other.body.username)
+    await move.getByLabel('Your current password').fill('not the password')
+    await move.getByLabel(/^I understand/).check()
+    await move.getByRole('button', { name: 'Move this account' }).click()
+    await move.getByRole('alert').filter({ hasText: 'Current password is invalid' }).waitFor()
+
     // Every other settings page draws without a serious accessibility problem.
     for (const [path, heading] of [
-      ['/settings/preferences', 'Preferences'],
       ['/settings/tags', 'Hashtags'],
       ['/settings/lists', 'Lists'],
     ]) {

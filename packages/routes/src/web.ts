@@ -18,6 +18,7 @@ export const WEB_PAGES = [
   '/settings/blocks',
   '/settings/lists',
   '/settings/notifications',
+  '/settings/aliases',
   '/admin',
   '/admin/reports',
   '/admin/reports/:id',

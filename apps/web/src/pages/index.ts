@@ -19,6 +19,7 @@ import { rules } from './admin/rules'
 import { settings } from './admin/settings'
 import { trends } from './admin/trends'
 import { webhooks } from './admin/webhooks'
+import { aliases } from './aliases'
 import { blocks } from './blocks'
 import { callback } from './callback'
 import { filters } from './filters'
@@ -45,6 +46,7 @@ export const PAGES: Record<WebPage, Page> = {
   '/settings/blocks': blocks,
   '/settings/lists': lists,
   '/settings/notifications': notifications,
+  '/settings/aliases': aliases,
   '/admin': dashboard,
   '/admin/reports': reports,
   '/admin/reports/:id': report,

@@ -8,7 +8,7 @@ interface Preferences {
   'posting:default:language': string | null
   'reading:expand:media': string
   'reading:expand:spoilers': boolean
-  'posting:default:quote_policy'?: string
+  'posting:default:quote_policy': string
 }
 
 const LANGUAGES: [string, string][] = [
@@ -55,7 +55,8 @@ function PreferencesForm({
   const [privacy, setPrivacy] = useState(p['posting:default:visibility'])
   const [sensitive, setSensitive] = useState(p['posting:default:sensitive'])
   const [language, setLanguage] = useState(p['posting:default:language'] ?? '')
-  const save = () => send({ privacy, sensitive, language })
+  const [quotePolicy, setQuotePolicy] = useState(p['posting:default:quote_policy'] ?? 'public')
+  const save = () => send({ privacy, sensitive, language, quote_policy: quotePolicy })
   return (
     <Form run={save} submit="Save preferences" done="Preferences saved." label="Posting defaults">
       <Select
@@ -75,10 +76,16 @@ function PreferencesForm({
         options={LANGUAGES}
       />
       <Check label="Mark my media as sensitive by default" checked={sensitive} onChange={setSensitive} />
-      <p class="hint">
-        Who may quote your posts: {p['posting:default:quote_policy'] ?? 'public'} (this server does not let
-        the default be changed yet; your app can set it per post).
-      </p>
+      <Select
+        label="Who may quote your new posts"
+        value={quotePolicy}
+        onChange={setQuotePolicy}
+        options={[
+          ['public', 'Anyone'],
+          ['followers', 'Your followers only'],
+          ['nobody', 'Only you'],
+        ]}
+      />
       <p class="hint">
         Reading: media {p['reading:expand:media']}, content warnings{' '}
         {p['reading:expand:spoilers'] ? 'expanded' : 'collapsed'}.

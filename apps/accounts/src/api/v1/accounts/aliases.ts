@@ -55,12 +55,15 @@ export async function addAlias(ctx: AccountsContext, req: Request, res: Response
   res.json(aliasesOf(row))
 }
 
-/** DELETE /api/v1/accounts/aliases — removes an alias. */
+/**
+ * DELETE /api/v1/accounts/aliases — removes an alias, named by `acct` or by one of the listed `uri`s (what GET
+ * answers, so the web app's /settings/aliases removes it as listed, even one whose account is gone).
+ */
 export async function removeAlias(ctx: AccountsContext, req: Request, res: Response) {
   const { account } = await requireUser(ctx, req)
   const { acct } = readParams(req, accountAliasParams)
-  const target = await accountOf(ctx, acct, false)
-  const uri = actorUriOf(urlsOf(ctx.config), target)
+  const listed = (account.also_known_as ?? []).includes(acct)
+  const uri = listed ? acct : actorUriOf(urlsOf(ctx.config), await accountOf(ctx, acct, false))
   const aliases = (account.also_known_as ?? []).filter((u) => u !== uri)
   const row = await ctx.db.transaction((trx) => saveAliases(trx, account.id, aliases))
   res.json(aliasesOf(row))
