@@ -199,12 +199,7 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
     const ingresses = objects.filter((o) => o.kind === 'Ingress')
     expect(ingresses).toHaveLength(1)
     expect(ingresses[0]!.spec.rules[0].http.paths[0].backend.service.name).toBe('gateway')
-    expect(names('HorizontalPodAutoscaler')).toEqual([
-      'accounts-worker',
-      'gateway',
-      'push-worker',
-      'streaming',
-    ])
+    expect(names('HorizontalPodAutoscaler')).toEqual([...WORKLOADS].sort())
     for (const hpa of objects.filter((o) => o.kind === 'HorizontalPodAutoscaler'))
       expect(unknownKeys(hpa.spec, 'HorizontalPodAutoscaler')).toEqual([])
     expect(names('PodDisruptionBudget')).toEqual([...WORKLOADS].sort())
@@ -217,6 +212,52 @@ describe.each(OVERLAYS)('k8s overlay %s', (overlay) => {
     ])
     for (const job of jobs) expect(job.spec.template.spec.restartPolicy).toBe('Never')
     expect(objects.filter((o) => o.kind === 'ConfigMap')).toHaveLength(1)
+  })
+
+  it('gives every Deployment a CPU HorizontalPodAutoscaler and a PodDisruptionBudget that select its pods', () => {
+    // Production keeps two pods of each process and lets one go at a time; dev runs one of each (its overlay).
+    const production = overlay !== 'dev'
+    /** Whether a label selector (matchLabels only, as ours are) picks pods carrying `labels`. */
+    const selects = (selector: { matchLabels?: Record<string, string> }, labels: Record<string, string>) =>
+      Object.keys(selector.matchLabels ?? {}).length > 0 &&
+      Object.entries(selector.matchLabels!).every(([k, v]) => labels[k] === v)
+    const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler')
+    const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget')
+    for (const deployment of deployments) {
+      const name = deployment.metadata.name
+      const podLabels = deployment.spec.template.metadata.labels
+      expect([name, selects(deployment.spec.selector, podLabels)]).toEqual([name, true])
+      for (const container of deployment.spec.template.spec.containers)
+        expect([name, container.resources.requests.cpu]).toEqual([name, expect.stringMatching(/^\d+m?$/)])
+
+      const own = hpas.filter((h) => h.spec.scaleTargetRef.name === name)
+      expect([name, own.length]).toEqual([name, 1])
+      const hpa = own[0]!
+      expect(hpa.apiVersion).toBe('autoscaling/v2')
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name })
+      expect([name, hpa.spec.minReplicas]).toEqual([name, production ? 2 : 1])
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas)
+      expect(hpa.spec.metrics).toContainEqual({
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } },
+      })
+
+      // Exactly one budget covers the pods (two would make evictions fail), and it lets one pod go at a time
+      // while keeping at least one serving.
+      const budgets = pdbs.filter((p) => selects(p.spec.selector, podLabels))
+      expect([name, budgets.map((b) => b.metadata.name)]).toEqual([name, [name]])
+      const budget = budgets[0]!.spec
+      if (production)
+        expect([name, budget.minAvailable === 1 || budget.maxUnavailable === 1]).toEqual([name, true])
+      else expect([name, budget.minAvailable]).toEqual([name, 0])
+      // The budget selects this Deployment's pods only, not another process's.
+      for (const other of deployments.filter((d) => d !== deployment))
+        expect([
+          name,
+          other.metadata.name,
+          selects(budget.selector, other.spec.template.metadata.labels),
+        ]).toEqual([name, other.metadata.name, false])
+    }
   })
 
   it(
