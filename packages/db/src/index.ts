@@ -39,7 +39,9 @@ export const REPLICA_RETRY_MS = 5_000
  * A knex pool on a streaming read replica (REPLICA_DATABASE_URL; docs/operations.md, "Read replica"), for reads
  * that tolerate a little lag. When the replica cannot be reached, a new connection goes to the primary instead
  * (`primaryUrl`), and is replaced after REPLICA_RETRY_MS, when the replica is tried again: a replica down slows
- * nothing down to an error.
+ * nothing down to an error. A statement outside a transaction that the replica fails at the connection level (it went
+ * away mid-query, or over a pooled connection it had already dropped; it is shutting down or starting; a recovery
+ * conflict cancelled the statement) runs once more on a connection of its own to the primary.
  */
 export function createReplicaDatabase(
   replicaUrl: string,
@@ -56,14 +58,35 @@ export function createReplicaDatabase(
       try {
         return await super._acquireOnlyConnection()
       } catch {
-        const settings = this.connectionSettings
-        this.connectionSettings = { connectionString: primaryUrl }
+        const connection = await this.connectToPrimary()
+        connection.roostPrimarySince = Date.now()
+        return connection
+      }
+    }
+
+    /** knex's connect, on the primary: it reads the settings synchronously, so they are put back at once. */
+    connectToPrimary(): Promise<PooledConnection> {
+      const settings = this.connectionSettings
+      this.connectionSettings = { connectionString: primaryUrl }
+      try {
+        return super._acquireOnlyConnection()
+      } finally {
+        this.connectionSettings = settings
+      }
+    }
+
+    override async _query(connection: PooledConnection, query: unknown): Promise<unknown> {
+      try {
+        return await super._query(connection, query)
+      } catch (err) {
+        if (this.transacting || connection.roostPrimarySince !== undefined || !isReplicaGone(err)) throw err
+        // Not through the pool: every pooled connection may be one the replica just dropped, held by a query doing this.
+        const primary = await this.connectToPrimary()
         try {
-          const connection = await super._acquireOnlyConnection()
-          connection.roostPrimarySince = Date.now()
-          return connection
+          await this.setSchemaSearchPath(primary)
+          return await super._query(primary, query)
         } finally {
-          this.connectionSettings = settings
+          await this.destroyRawConnection(primary).catch(() => {})
         }
       }
     }
@@ -93,8 +116,32 @@ interface PooledConnection {
 }
 interface ReplicaClientBase {
   connectionSettings: object
+  transacting?: boolean
   _acquireOnlyConnection(): Promise<PooledConnection>
   validateConnection(connection: PooledConnection): boolean
+  _query(connection: PooledConnection, query: unknown): Promise<unknown>
+  setSchemaSearchPath(connection: PooledConnection): Promise<unknown>
+  destroyRawConnection(connection: PooledConnection): Promise<void>
+}
+
+/**
+ * Errors of a replica that is gone or cannot serve, rather than of the statement: admin shutdown (57P01), crash
+ * shutdown (57P02), starting up (57P03), a statement cancelled for a recovery conflict (40001, on a hot standby), and
+ * the driver's own errors for a connection that broke or was refused.
+ */
+const REPLICA_GONE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '40001',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+])
+function isReplicaGone(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string }
+  if (code !== undefined && REPLICA_GONE_CODES.has(code)) return true
+  return /Connection terminated|not queryable|connection (error|ended)/i.test(message ?? '')
 }
 
 /**
