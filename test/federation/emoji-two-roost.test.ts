@@ -1,14 +1,12 @@
 import type { mastodon } from 'masto'
 import { createRestAPIClient } from 'masto'
 import sharp from 'sharp'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { roost as cli } from '../discovery/helpers'
-
-/** Effects across servers go through several queues on both sides: generous on a loaded shared machine. */
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, domainOf, eventually } from './two-roost'
 
 /**
  * Custom emojis across two Roost servers (docs/emoji.md): an admin adds an emoji through the admin API, its owner
@@ -18,7 +16,6 @@ const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuall
  */
 let a: Stack
 let b: Stack
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({ env: FEDERATED })
@@ -30,7 +27,6 @@ afterAll(async () => {
 
 const masto = (s: Stack, user: TestUser) =>
   createRestAPIClient({ url: s.url, accessToken: user.token, timeout: 30_000 })
-const domainOf = (s: Stack) => new URL(s.url).host
 
 const png = (color: string) =>
   sharp({ create: { width: 64, height: 64, channels: 4, background: color } })

@@ -1,11 +1,10 @@
 import sharp from 'sharp'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { download, phonePhoto, telltalesIn } from '../media/fixtures'
-
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, eventually } from './two-roost'
 
 /**
  * An image with a focal point and alt text across two Roost servers, both ways (docs/federation.md, "Remote
@@ -16,7 +15,6 @@ let a: Stack
 let b: Stack
 let alice: TestUser
 let bob: TestUser
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({ env: FEDERATED })

@@ -1,12 +1,10 @@
 import type { mastodon } from 'masto'
 import { createRestAPIClient } from 'masto'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-
-/** Effects across servers go through several queues on both sides: generous on a loaded shared machine. */
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, domainOf, eventually } from './two-roost'
 
 /**
  * A local account moving to another Roost server (docs/federation.md, "Moved accounts"): alice on A moves to
@@ -17,7 +15,6 @@ const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuall
  */
 let a: Stack
 let b: Stack
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({ env: FEDERATED })
@@ -29,7 +26,6 @@ afterAll(async () => {
 
 const masto = (s: Stack, user: TestUser) =>
   createRestAPIClient({ url: s.url, accessToken: user.token, timeout: 30_000 })
-const domainOf = (s: Stack) => new URL(s.url).host
 
 async function follows(reader: mastodon.rest.Client, acct: string) {
   const found = await reader.v2.search.list({ q: `@${acct}`, resolve: true, type: 'accounts' })

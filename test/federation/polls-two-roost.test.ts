@@ -1,11 +1,8 @@
 import type { mastodon } from 'masto'
-import { createRestAPIClient } from 'masto'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
-
-/** Effects across servers go through several queues on both sides: generous on a loaded shared machine. */
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, eventually, masto } from './two-roost'
 
 /**
  * Polls across two Roost servers, with masto.js as each user's client (docs/federation.md, "Polls"): bob's poll on
@@ -14,7 +11,6 @@ const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuall
  */
 let a: Stack
 let b: Stack
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({
@@ -25,9 +21,6 @@ afterAll(async () => {
   await a?.stop()
   await b?.stop()
 })
-
-const masto = (s: Stack, token: string) =>
-  createRestAPIClient({ url: s.url, accessToken: token, timeout: 30_000 })
 
 describe('a poll of B voted on from A', () => {
   let alice: mastodon.rest.Client

@@ -1,12 +1,10 @@
 import type { mastodon } from 'masto'
 import { createRestAPIClient } from 'masto'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-
-/** Effects across servers go through several queues on both sides: generous on a loaded shared machine. */
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, eventually } from './two-roost'
 
 /**
  * Quotes across two Roost servers (docs/statuses.md, "Quotes"; docs/federation.md, "Quotes"), with masto.js reading
@@ -16,7 +14,6 @@ const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuall
  */
 let a: Stack
 let b: Stack
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({ env: FEDERATED })

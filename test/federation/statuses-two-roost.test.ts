@@ -2,13 +2,11 @@ import type { mastodon } from 'masto'
 import { createRestAPIClient } from 'masto'
 import { startPushReceiver } from '@roost/testing'
 import type { PushReceiver } from '@roost/testing'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-
-/** Effects across servers go through several queues on both sides: generous on a loaded shared machine. */
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, domainOf, eventually } from './two-roost'
 
 /**
  * Posts across two Roost servers, with masto.js as each user's client (docs/federation.md, "Posts across servers"
@@ -19,7 +17,6 @@ const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuall
 let a: Stack
 let b: Stack
 let receiver: PushReceiver
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({ env: FEDERATED })
@@ -31,7 +28,6 @@ afterAll(async () => {
   await b?.stop()
 })
 
-const domainOf = (s: Stack) => new URL(s.url).host
 const masto = (s: Stack, user: TestUser) =>
   createRestAPIClient({ url: s.url, accessToken: user.token, timeout: 30_000 })
 /** A's copy of a status of B, by its URI, once it has arrived. */

@@ -1,13 +1,11 @@
 import type { mastodon } from 'masto'
 import { createRestAPIClient } from 'masto'
-import { eventually as eventuallyWithin, startStack } from '../stack'
+import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { download, mp4, probeBuffer } from '../media/av-helpers'
-
-/** Effects across servers go through several queues on both sides: generous on a loaded shared machine. */
-const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuallyWithin(check, timeoutMs)
+import { FEDERATED, domainOf, eventually } from './two-roost'
 
 /**
  * A video across two Roost servers, both ways (docs/federation.md, "Remote media"): posted with alt text and a focal
@@ -16,7 +14,6 @@ const eventually = <T>(check: () => Promise<T>, timeoutMs = 90_000) => eventuall
  */
 let a: Stack
 let b: Stack
-const FEDERATED = { FEDERATION_ALLOW_HTTP: 'true', FEDERATION_RETRY_BASE_MS: '100' }
 beforeAll(async () => {
   a = await startStack({ env: FEDERATED })
   b = await startStack({ env: FEDERATED })
@@ -26,7 +23,6 @@ afterAll(async () => {
   await b?.stop()
 })
 
-const domainOf = (s: Stack) => new URL(s.url).host
 const masto = (s: Stack, user: TestUser) =>
   createRestAPIClient({ url: s.url, accessToken: user.token, timeout: 60_000 })
 
