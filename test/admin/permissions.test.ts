@@ -1,7 +1,10 @@
-import { ALL_PERMISSIONS, PERMISSION_FLAGS, ROUTES } from '@roost/routes'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { ALL_PERMISSIONS, PERMISSION_FLAGS } from '@roost/routes'
 import type { Permission, Route } from '@roost/routes'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
+import { ADMIN_ROUTES } from './admin-routes'
 
 /**
  * Every admin route answers 403 "This action is not allowed" to a user whose role lacks the route's permission,
@@ -14,7 +17,6 @@ beforeAll(async () => {
 })
 afterAll(() => stack.stop())
 
-const ADMIN_ROUTES = ROUTES.filter((r) => r.scopes.some((s) => s.startsWith('admin:')))
 const byPermission = new Map<Permission, Route[]>()
 for (const r of ADMIN_ROUTES) byPermission.set(r.permission!, [...(byPermission.get(r.permission!) ?? []), r])
 
@@ -28,14 +30,22 @@ async function holderOf(name: string, bits: number) {
 }
 
 const call = (route: Route, token: string) => {
-  const path = route.path.replace(/:id/g, '99999') // nothing has this id: past the check, a 404
-  const req = stack.api()[route.method.toLowerCase() as 'get'](path).set('Authorization', `Bearer ${token}`)
+  const url = route.path.replace(/:\w+/g, '99999') // nothing has this id: past the check, a 404
+  const req = stack.api()[route.method.toLowerCase() as 'get'](url).set('Authorization', `Bearer ${token}`)
   return route.method === 'GET' ? req : req.send({})
 }
 
 it('every admin route names the permission it needs', () => {
   expect(ADMIN_ROUTES.filter((r) => !r.permission).map((r) => `${r.method} ${r.path}`)).toEqual([])
   expect(ADMIN_ROUTES.length).toBeGreaterThan(40)
+})
+
+it("docs/moderation.md's table lists every admin route with its permission", () => {
+  const doc = readFileSync(path.join(__dirname, '..', '..', 'docs', 'moderation.md'), 'utf8')
+  const documented = [
+    ...doc.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \|[^|]*\| `(\w+)` \|/gm),
+  ].map((m) => `${m[1]} ${m[2]} ${m[3]}`)
+  expect(documented.sort()).toEqual(ADMIN_ROUTES.map((r) => `${r.method} ${r.path} ${r.permission}`).sort())
 })
 
 it.each([...byPermission.keys()])(

@@ -306,5 +306,20 @@ describe('trends review', () => {
     expect(await publicStatuses()).toContain(status.body.id)
     expect((await as(admin).get('/api/v1/admin/trends/links').expect(200)).body).toEqual([])
     await as(admin).post('/api/v1/admin/trends/links/1/approve').expect(404)
+
+    // Paged by offset with Mastodon's Link header, on the admin path (so the next page keeps unreviewed items).
+    const first = await as(admin).get('/api/v1/admin/trends/statuses?limit=1').expect(200)
+    expect(first.body).toHaveLength(1)
+    expect(first.headers.link).toBe(
+      `<${stack.url}/api/v1/admin/trends/statuses?limit=1&offset=1>; rel="next"`,
+    )
+    const later = await as(admin).get('/api/v1/admin/trends/tags?limit=1&offset=5').expect(200)
+    expect(later.body).toEqual([])
+    expect(later.headers.link).toBe(`<${stack.url}/api/v1/admin/trends/tags?limit=1&offset=4>; rel="prev"`)
+    const links = await as(admin).get('/api/v1/admin/trends/links?offset=20').expect(200)
+    expect(links.headers.link).toBe(`<${stack.url}/api/v1/admin/trends/links?offset=10>; rel="prev"`)
+    expect((await stack.api().get('/api/v1/trends/links?offset=20').expect(200)).headers.link).toBe(
+      `<${stack.url}/api/v1/trends/links?offset=10>; rel="prev"`,
+    )
   })
 })

@@ -181,6 +181,14 @@ import { showAsyncRefresh } from './api/v1_alpha/async_refreshes'
 import { assignRole, createRole, deleteRole, listRoles, showRole, updateRole } from './api/v1/admin/roles'
 import { listActionLogs } from './api/v1/admin/action_logs'
 import {
+  createAccountNote,
+  createReportNote,
+  deleteAccountNote,
+  deleteReportNote,
+  listAccountNotes,
+  listReportNotes,
+} from './api/v1/admin/notes'
+import {
   adminTrendLinks,
   adminTrendStatuses,
   adminTrendTags,
@@ -635,6 +643,12 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.delete('/api/v1/admin/roles/:id', on(deleteRole))
   api.post('/api/v1/admin/accounts/:id/role', on(assignRole))
   api.get('/api/v1/admin/action_logs', on(listActionLogs))
+  api.get('/api/v1/admin/accounts/:id/notes', on(listAccountNotes))
+  api.post('/api/v1/admin/accounts/:id/notes', on(createAccountNote))
+  api.delete('/api/v1/admin/accounts/:id/notes/:note_id', on(deleteAccountNote))
+  api.get('/api/v1/admin/reports/:id/notes', on(listReportNotes))
+  api.post('/api/v1/admin/reports/:id/notes', on(createReportNote))
+  api.delete('/api/v1/admin/reports/:id/notes/:note_id', on(deleteReportNote))
   api.get('/api/v1/admin/trends/tags', on(adminTrendTags))
   api.post('/api/v1/admin/trends/tags/:id/approve', on(approveTrendTag))
   api.post('/api/v1/admin/trends/tags/:id/reject', on(rejectTrendTag))

@@ -235,7 +235,8 @@ export function Select(props: {
 
 /**
  * A list read page by page as the API gives it: the first page from `first`, the others from the `next`/`prev`
- * addresses of its Link header. `version` reloads the current page (after a change).
+ * addresses of its Link header. `version` reloads the current page (after a change). The buttons say Newer and
+ * Older (lists newest first), or `turns` (a ranking such as the trends: Previous and Next).
  */
 export function PagedList<T>(props: {
   first: () => Promise<Paged<T>>
@@ -244,7 +245,9 @@ export function PagedList<T>(props: {
   empty: string
   label: string
   version?: unknown
+  turns?: [prev: string, next: string]
 }) {
+  const [prevText, nextText] = props.turns ?? ['Newer', 'Older']
   const [url, setUrl] = useState<string>()
   const [tick, setTick] = useState(0)
   const reload = () => setTick((t) => t + 1)
@@ -265,7 +268,7 @@ export function PagedList<T>(props: {
             disabled={!page.data.prev || !url}
             onClick={() => setUrl(page.data!.prev)}
           >
-            Newer
+            {prevText}
           </button>
           <button
             type="button"
@@ -273,7 +276,7 @@ export function PagedList<T>(props: {
             disabled={!page.data.next}
             onClick={() => setUrl(page.data!.next)}
           >
-            Older
+            {nextText}
           </button>
         </nav>
       ) : null}

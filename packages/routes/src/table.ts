@@ -66,6 +66,9 @@ const ACCOUNTS = 'accounts'
 const RELAYS =
   'A Roost addition: Mastodon manages relays in its web admin only (Admin::RelaysController). ' +
   'Relay entity: id, inbox_url, state (idle, pending, accepted, rejected), enabled, actor_uri, created_at.'
+const NOTES =
+  'A Roost addition: Mastodon keeps moderation notes (AccountModerationNote, ReportNote) on its web pages only. ' +
+  'Note entity: id, content, created_at, account (its author, an Account).'
 const PUSH = 'push'
 const STREAMING = 'streaming'
 const GATEWAY = 'gateway'
@@ -630,6 +633,30 @@ export const ROUTES: readonly Route[] = [
   admin('DELETE', '/api/v1/admin/announcements/:id', ['admin:write'], 'manage_announcements'),
   admin('POST', '/api/v1/admin/announcements/:id/publish', ['admin:write'], 'manage_announcements'),
   admin('POST', '/api/v1/admin/announcements/:id/unpublish', ['admin:write'], 'manage_announcements'),
+  // Moderation notes on an account or a report: Roost additions (Mastodon's are on its web pages only;
+  // docs/moderation.md, "Moderation notes").
+  admin('GET', '/api/v1/admin/accounts/:id/notes', ['admin:read:accounts'], 'manage_reports', {
+    params: P.pageParams,
+    description: NOTES,
+  }),
+  admin('POST', '/api/v1/admin/accounts/:id/notes', ['admin:write:accounts'], 'manage_reports', {
+    params: P.adminNoteParams,
+    description: NOTES,
+  }),
+  admin('DELETE', '/api/v1/admin/accounts/:id/notes/:note_id', ['admin:write:accounts'], 'manage_reports', {
+    description: NOTES,
+  }),
+  admin('GET', '/api/v1/admin/reports/:id/notes', ['admin:read:reports'], 'manage_reports', {
+    params: P.pageParams,
+    description: NOTES,
+  }),
+  admin('POST', '/api/v1/admin/reports/:id/notes', ['admin:write:reports'], 'manage_reports', {
+    params: P.adminNoteParams,
+    description: NOTES,
+  }),
+  admin('DELETE', '/api/v1/admin/reports/:id/notes/:note_id', ['admin:write:reports'], 'manage_reports', {
+    description: NOTES,
+  }),
   // The audit log: a Roost addition (Mastodon's audit log page; docs/moderation.md, "Audit log").
   admin('GET', '/api/v1/admin/action_logs', ['admin:read'], 'view_audit_log', {
     params: P.adminActionLogParams,

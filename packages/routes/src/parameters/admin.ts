@@ -181,6 +181,14 @@ export const adminRuleParams = z.object({
 })
 
 /**
+ * POST /api/v1/admin/accounts/:id/notes and /api/v1/admin/reports/:id/notes (Roost additions): the note, at most
+ * Mastodon's 2000 characters (AccountModerationNote and ReportNote).
+ */
+export const adminNoteParams = z.object({
+  content: param.text({ maxChars: 2000 }),
+})
+
+/**
  * POST /api/v1/admin/announcements and PUT /api/v1/admin/announcements/:id (Roost additions): the text, when it
  * runs (ISO 8601 times; blank clears), whether all day, and on create whether it is published at once.
  */

@@ -71,8 +71,15 @@ export async function trendStatuses(ctx: AccountsContext, req: Request, res: Res
 }
 
 /** GET /api/v1/trends/links — always empty: Roost makes no preview cards. */
-export async function trendLinks(_ctx: AccountsContext, req: Request, res: Response) {
-  trendsPage(req, 10)
+export async function trendLinks(ctx: AccountsContext, req: Request, res: Response) {
+  const { limit, offset } = trendsPage(req, 10)
+  // No next page ever; a prev one past the first, as Mastodon links any offset page.
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, [], {
+    limit,
+    offset,
+    next: 'when-full',
+    kept: { limit: paramText(req.query.limit) },
+  })
   res.json([])
 }
 

@@ -6,6 +6,7 @@ import { can, PERMISSIONS } from '../types'
 import { AccountActionForm } from './account-action'
 import type { AdminAccount } from './common'
 import { AccountState, AdminAccountLine } from './common'
+import { Notes } from './notes'
 import type { Role } from './roles'
 
 /** Giving the account a role, or taking it away (Roost's POST /api/v1/admin/accounts/:id/role). */
@@ -133,6 +134,9 @@ export const account: Page = {
         ) : null}
         <h3>Take an action</h3>
         <AccountActionForm api={api} accountId={a.id} acct={a.account.acct} onDone={loaded.reload} />
+        {can(me, PERMISSIONS.manage_reports) ? (
+          <Notes api={api} path={`${path}/notes`} about={`@${a.account.acct}`} />
+        ) : null}
       </>
     )
   },

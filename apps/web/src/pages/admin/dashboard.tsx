@@ -7,6 +7,8 @@ interface Measure {
   key: string
   total: string
   previous_total: string
+  /** One value per day of the span, oldest first. */
+  data: { date: string; value: string }[]
 }
 interface Dimension {
   key: string
@@ -48,8 +50,65 @@ function change(now: number, before: number) {
 }
 
 /**
+ * A measure's days as bars (SVG attributes, not styles: the pages' CSP allows no inline style). Hidden from screen
+ * readers, which read the same figures in the table of days.
+ */
+function Bars({ days }: { days: Measure['data'] }) {
+  const values = days.map((d) => Number(d.value))
+  const top = Math.max(1, ...values)
+  return (
+    <svg class="bars" viewBox={`0 0 ${values.length * 4} 20`} preserveAspectRatio="none" aria-hidden="true">
+      {values.map((v, i) => {
+        const height = v ? Math.max(1, (v / top) * 20) : 0
+        return <rect key={i} x={i * 4} y={20 - height} width={3} height={height} />
+      })}
+    </svg>
+  )
+}
+
+/** The measures day by day, newest first: what the bars show, as a table. */
+function Days({ measures }: { measures: Measure[] }) {
+  const shown = MEASURES.flatMap(([key, label]) => {
+    const m = measures.find((x) => x.key === key)
+    return m ? [{ label, m }] : []
+  })
+  const dates = (shown[0]?.m.data ?? []).map((d) => d.date).reverse()
+  return (
+    <details>
+      <summary>Each day</summary>
+      <div class="table-wrap">
+        <table>
+          <caption>The last 30 days, day by day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              {shown.map(({ label }) => (
+                <th scope="col" key={label}>
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {dates.map((date) => (
+              <tr key={date}>
+                <th scope="row">{date.slice(0, 10)}</th>
+                {shown.map(({ label, m }) => (
+                  <td key={label}>{m.data.find((d) => d.date === date)?.value ?? '0'}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  )
+}
+
+/**
  * Mastodon's dashboard numbers (POST /api/v1/admin/measures, dimensions and retention): the last 30 days against
- * the 30 before, the top lists, and the monthly sign-up cohorts still active.
+ * the 30 before with their days as bars and as a table, the top lists, and the monthly sign-up cohorts still
+ * active.
  */
 function Metrics({ api }: { api: Api }) {
   const data = useLoad(async () => {
@@ -84,10 +143,12 @@ function Metrics({ api }: { api: Api }) {
             <li key={key}>
               <strong>{m.total}</strong> {label}
               <span class="muted"> ({change(Number(m.total), Number(m.previous_total))})</span>
+              <Bars days={m.data} />
             </li>
           ) : null
         })}
       </ul>
+      <Days measures={measures} />
       <div class="dimensions">
         {DIMENSIONS.map(([key, label]) => {
           const d = dimensions.find((x) => x.key === key)

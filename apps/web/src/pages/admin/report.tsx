@@ -5,6 +5,7 @@ import type { Page } from '../types'
 import { PERMISSIONS } from '../types'
 import { AccountActionForm } from './account-action'
 import { AdminAccountLine } from './common'
+import { Notes } from './notes'
 import type { Report } from './reports'
 
 /** Changing a report's category and the rules it cites (Mastodon's PUT /api/v1/admin/reports/:id). */
@@ -174,6 +175,7 @@ export const report: Page = {
             />
           </>
         )}
+        <Notes api={api} path={`${path}/notes`} about="the accounts in the report" />
       </>
     )
   },

@@ -1,7 +1,7 @@
 import type { Api } from '../../api'
-import { Action, ErrorText, Loading, useLoad, When } from '../../ui'
+import { Action, PagedList, When } from '../../ui'
 import type { Account } from '../common'
-import { AccountLine } from '../common'
+import { AccountLine, pages } from '../common'
 import type { Page } from '../types'
 import { PERMISSIONS } from '../types'
 
@@ -45,7 +45,7 @@ function Verdict(props: { api: Api; path: string; what: string; onDone: () => vo
 /**
  * Trends review (Mastodon's /api/v1/admin/trends/tags and statuses): what trends now, rejected items included, and
  * approving or rejecting each (a rejected one stays out of the public trends). Roost makes no preview cards, so
- * there are no links to review. The first 20 of each (the API pages by offset, not Link).
+ * there are no links to review. Each list pages by its Link header (offset pages, as Mastodon's trends).
  */
 export const trends: Page = {
   title: 'Trends',
@@ -54,65 +54,61 @@ export const trends: Page = {
   permission: PERMISSIONS.manage_taxonomies,
   menu: 'Trends',
   Component({ api }) {
-    const tags = useLoad(() => api.get<AdminTag[]>('/api/v1/admin/trends/tags', { limit: '20' }))
-    const statuses = useLoad(() => api.get<Status[]>('/api/v1/admin/trends/statuses', { limit: '20' }))
     return (
       <>
-        <section aria-label="Trending hashtags">
-          <h2>Hashtags</h2>
-          {tags.loading && !tags.data ? <Loading /> : null}
-          <ErrorText error={tags.error} />
-          {tags.data && !tags.data.length ? <p class="muted">No hashtag is trending.</p> : null}
-          <ul class="items">
-            {(tags.data ?? []).map((t) => {
-              const uses = t.history.reduce((n, h) => n + Number(h.uses), 0)
-              const people = Number(t.history[0]?.accounts ?? 0)
-              return (
-                <li class="item" key={`${t.id} ${standing(t)}`}>
-                  <p>
-                    <a href={t.url}>#{t.name}</a> <span class="badge">{standing(t)}</span>
-                  </p>
-                  <p class="muted">
-                    {uses} uses this week · {people} people today
-                  </p>
-                  <Verdict
-                    api={api}
-                    path={`/api/v1/admin/trends/tags/${t.id}`}
-                    what={`#${t.name}`}
-                    onDone={tags.reload}
-                  />
-                </li>
-              )
-            })}
-          </ul>
-        </section>
-        <section aria-label="Trending posts">
-          <h2>Posts</h2>
-          {statuses.loading && !statuses.data ? <Loading /> : null}
-          <ErrorText error={statuses.error} />
-          {statuses.data && !statuses.data.length ? <p class="muted">No post is trending.</p> : null}
-          <ul class="items">
-            {(statuses.data ?? []).map((s) => (
-              <li class="item" key={s.id}>
-                <AccountLine account={s.account} />
-                {/* The server's sanitised HTML of the post, shown as text: no markup from a post reaches the page. */}
-                <p>{new DOMParser().parseFromString(s.content, 'text/html').body.textContent}</p>
+        <h2>Hashtags</h2>
+        <PagedList<AdminTag>
+          {...pages<AdminTag>(api, '/api/v1/admin/trends/tags')}
+          label="Trending hashtags"
+          empty="No hashtag is trending."
+          turns={['Previous', 'Next']}
+          item={(t, reload) => {
+            const uses = t.history.reduce((n, h) => n + Number(h.uses), 0)
+            const people = Number(t.history[0]?.accounts ?? 0)
+            return (
+              <li class="item" key={`${t.id} ${standing(t)}`}>
+                <p>
+                  <a href={t.url}>#{t.name}</a> <span class="badge">{standing(t)}</span>
+                </p>
                 <p class="muted">
-                  <a href={s.url}>
-                    <When at={s.created_at} />
-                  </a>{' '}
-                  · {s.reblogs_count} boosts · {s.favourites_count} favourites
+                  {uses} uses this week · {people} people today
                 </p>
                 <Verdict
                   api={api}
-                  path={`/api/v1/admin/trends/statuses/${s.id}`}
-                  what={`the post by @${s.account.acct}`}
-                  onDone={statuses.reload}
+                  path={`/api/v1/admin/trends/tags/${t.id}`}
+                  what={`#${t.name}`}
+                  onDone={reload}
                 />
               </li>
-            ))}
-          </ul>
-        </section>
+            )
+          }}
+        />
+        <h2>Posts</h2>
+        <PagedList<Status>
+          {...pages<Status>(api, '/api/v1/admin/trends/statuses')}
+          label="Trending posts"
+          empty="No post is trending."
+          turns={['Previous', 'Next']}
+          item={(s, reload) => (
+            <li class="item" key={s.id}>
+              <AccountLine account={s.account} />
+              {/* The server's sanitised HTML of the post, shown as text: no markup from a post reaches the page. */}
+              <p>{new DOMParser().parseFromString(s.content, 'text/html').body.textContent}</p>
+              <p class="muted">
+                <a href={s.url}>
+                  <When at={s.created_at} />
+                </a>{' '}
+                · {s.reblogs_count} boosts · {s.favourites_count} favourites
+              </p>
+              <Verdict
+                api={api}
+                path={`/api/v1/admin/trends/statuses/${s.id}`}
+                what={`the post by @${s.account.acct}`}
+                onDone={reload}
+              />
+            </li>
+          )}
+        />
       </>
     )
   },

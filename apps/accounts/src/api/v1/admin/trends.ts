@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import { readParams, trendsParams } from '@roost/routes'
-import { readPage, recordNotFound } from '@roost/service'
+import { paramText, readPage, recordNotFound, setPageLinks } from '@roost/service'
 import type { AccountsContext } from '../../../context'
 import type { StatusRow, TagRow } from '../../../db/rows'
 import { logAction } from '../../../domain/action_log'
@@ -10,6 +10,7 @@ import { urlsOf } from '../../../entities/account'
 import { renderStatuses } from '../../../entities/status'
 import { renderTags } from '../../../entities/tag'
 import { requirePermission } from '../../../users/roles'
+import { readOffset } from '../accounts/search'
 
 /**
  * The moderators' review of trends (docs/moderation.md, "Trends review"), as Mastodon's /api/v1/admin/trends/*:
@@ -19,9 +20,26 @@ import { requirePermission } from '../../../users/roles'
 
 const page = (req: Request, defaultLimit: number) => {
   const p = readParams(req, trendsParams)
-  const offset = Math.max(0, Number.parseInt(String(p.offset ?? '0'), 10) || 0)
-  return { limit: readPage(p, defaultLimit).limit, offset }
+  return { limit: readPage(p, defaultLimit).limit, offset: readOffset(p.offset) }
 }
+
+/**
+ * Mastodon's trends Link header (next at `offset + limit` after a full page, prev while `offset > limit`, keeping
+ * `limit`). Mastodon's admin controllers inherit the public ones' links, which point at the public trends; these
+ * point at the admin path itself, so that following them keeps the rejected and unreviewed items.
+ */
+const setTrendLinks = (
+  ctx: AccountsContext,
+  req: Request,
+  res: Response,
+  rows: readonly unknown[],
+  paging: { limit: number; offset: number },
+) =>
+  setPageLinks(req, res, ctx.config.PUBLIC_URL, rows, {
+    ...paging,
+    next: 'when-full',
+    kept: { limit: paramText(req.query.limit) },
+  })
 
 /** Mastodon's Admin::Tag: the Tag with its moderation switches. */
 async function renderAdminTags(ctx: AccountsContext, rows: TagRow[], viewerId: string) {
@@ -39,22 +57,25 @@ async function renderAdminTags(ctx: AccountsContext, rows: TagRow[], viewerId: s
 /** GET /api/v1/admin/trends/tags */
 export async function adminTrendTags(ctx: AccountsContext, req: Request, res: Response) {
   const staff = await requirePermission(ctx, req)
-  const { limit, offset } = page(req, 10)
-  res.json(await renderAdminTags(ctx, await trendingTags(ctx.db, limit, offset, true), staff.account.id))
+  const paging = page(req, 10)
+  const rows = await trendingTags(ctx.db, paging.limit, paging.offset, true)
+  setTrendLinks(ctx, req, res, rows, paging)
+  res.json(await renderAdminTags(ctx, rows, staff.account.id))
 }
 
 /** GET /api/v1/admin/trends/statuses */
 export async function adminTrendStatuses(ctx: AccountsContext, req: Request, res: Response) {
   const staff = await requirePermission(ctx, req)
-  const { limit, offset } = page(req, 20)
-  const rows = await trendingStatuses(ctx.db, limit, offset, undefined, true)
+  const paging = page(req, 20)
+  const rows = await trendingStatuses(ctx.db, paging.limit, paging.offset, undefined, true)
+  setTrendLinks(ctx, req, res, rows, paging)
   res.json(await renderStatuses(ctx.db, urlsOf(ctx.config), rows, staff.account.id))
 }
 
 /** GET /api/v1/admin/trends/links — always empty: Roost makes no preview cards. */
 export async function adminTrendLinks(ctx: AccountsContext, req: Request, res: Response) {
   await requirePermission(ctx, req)
-  page(req, 10)
+  setTrendLinks(ctx, req, res, [], page(req, 10))
   res.json([])
 }
 
