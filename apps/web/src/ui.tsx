@@ -234,8 +234,9 @@ export function Select(props: {
 }
 
 /**
- * A list read page by page as the API gives it: the first page from `first`, the others from the `next`/`prev`
- * addresses of its Link header. `version` reloads the current page (after a change). The buttons say Newer and
+ * A list read page by page as the API gives it: the first page from `first`, the next ones from the `next` address
+ * of its Link header, and back through the pages read before (rather than by `prev`, which Mastodon leaves out of
+ * an offset list's second page). `version` reloads the current page (after a change). The buttons say Newer and
  * Older (lists newest first), or `turns` (a ranking such as the trends: Previous and Next).
  */
 export function PagedList<T>(props: {
@@ -248,7 +249,9 @@ export function PagedList<T>(props: {
   turns?: [prev: string, next: string]
 }) {
   const [prevText, nextText] = props.turns ?? ['Newer', 'Older']
-  const [url, setUrl] = useState<string>()
+  /** The addresses of the pages read, the first one's being undefined; the last is the one shown. */
+  const [trail, setTrail] = useState<(string | undefined)[]>([undefined])
+  const url = trail[trail.length - 1]
   const [tick, setTick] = useState(0)
   const reload = () => setTick((t) => t + 1)
   const page = useLoad(() => (url ? props.more(url) : props.first()), [url, tick, props.version])
@@ -260,13 +263,13 @@ export function PagedList<T>(props: {
       {page.data && page.data.items.length > 0 ? (
         <ul class="items">{page.data.items.map((item) => props.item(item, reload))}</ul>
       ) : null}
-      {page.data && (page.data.prev || page.data.next) ? (
+      {page.data && (trail.length > 1 || page.data.next) ? (
         <nav class="pager" aria-label={`Pages of ${props.label.toLowerCase()}`}>
           <button
             type="button"
             class="secondary"
-            disabled={!page.data.prev || !url}
-            onClick={() => setUrl(page.data!.prev)}
+            disabled={trail.length < 2}
+            onClick={() => setTrail((t) => t.slice(0, -1))}
           >
             {prevText}
           </button>
@@ -274,7 +277,7 @@ export function PagedList<T>(props: {
             type="button"
             class="secondary"
             disabled={!page.data.next}
-            onClick={() => setUrl(page.data!.next)}
+            onClick={() => setTrail((t) => [...t, page.data!.next])}
           >
             {nextText}
           </button>
