@@ -21,7 +21,8 @@ async function signIn(page: Page, who: { email: string; password: string }) {
   await page.waitForURL((url) => !url.pathname.startsWith('/oauth') && url.pathname !== '/web/callback')
 }
 
-async function shoot(page: Page, url: string, name: string, ready: string) {
+/** `full`: the whole page, not only what the window shows. */
+async function shoot(page: Page, url: string, name: string, ready: string, full = false) {
   await page.goto(url)
   await page.getByText(ready, { exact: false }).first().waitFor()
   await page.waitForFunction(
@@ -30,7 +31,7 @@ async function shoot(page: Page, url: string, name: string, ready: string) {
         '[aria-busy=true], p.muted[role=status]',
       ),
   )
-  await page.screenshot({ path: path.join(OUT, `${name}.png`) })
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: full })
   console.log(`docs/screenshots/${name}.png`)
 }
 
@@ -102,6 +103,13 @@ async function main() {
       })
       .expect(200)
     const adminToken = await stack.userToken('admin:read admin:write', admin)
+    const adminAccountToken = await stack.userToken('admin:write:accounts', admin)
+    await stack
+      .api()
+      .post(`/api/v1/admin/accounts/${rowdy.accountId}/notes`)
+      .set(bearer(adminAccountToken))
+      .send({ content: 'Third spam report this month; warned once already.' })
+      .expect(200)
     await stack
       .api()
       .post('/api/v1/admin/domain_blocks')
@@ -138,6 +146,7 @@ async function main() {
     await shoot(mod, `${stack.url}/admin/reports`, 'admin-reports', 'Spam in every reply')
     const [report] = (await stack.api().get('/api/v1/admin/reports').set(bearer(adminToken)).expect(200)).body
     await shoot(mod, `${stack.url}/admin/reports/${report.id}`, 'admin-report', 'Take action and resolve')
+    await shoot(mod, `${stack.url}/admin/accounts/${rowdy.accountId}`, 'admin-account', 'warned once', true)
     await shoot(mod, `${stack.url}/admin/domain_blocks`, 'admin-domain-blocks', 'spam.example')
     await shoot(mod, `${stack.url}/admin/roles`, 'admin-roles', 'Helper')
     await shoot(mod, `${stack.url}/admin/action_logs`, 'admin-audit-log', 'spam.example')
