@@ -129,6 +129,28 @@ describe('GET /api/v1/admin/instances', () => {
     })
   })
 
+  it('pages by offset with Link headers, sorted by domain', async () => {
+    const all = (await stack.api().get('/api/v1/admin/instances').set(bearer(admin)).expect(200)).body
+    const domains = all.map((i: { domain: string }) => i.domain)
+    expect(domains.length).toBeGreaterThan(3)
+    const first = await stack.api().get('/api/v1/admin/instances?limit=2').set(bearer(admin)).expect(200)
+    expect(first.body.map((i: { domain: string }) => i.domain)).toEqual(domains.slice(0, 2))
+    expect(first.headers.link).toBe(`<${stack.url}/api/v1/admin/instances?limit=2&offset=2>; rel="next"`)
+    const third = await stack
+      .api()
+      .get('/api/v1/admin/instances?limit=2&offset=4')
+      .set(bearer(admin))
+      .expect(200)
+    expect(third.body.map((i: { domain: string }) => i.domain)).toEqual(domains.slice(4, 6))
+    expect(third.headers.link).toContain(`<${stack.url}/api/v1/admin/instances?limit=2&offset=2>; rel="prev"`)
+    const past = await stack
+      .api()
+      .get(`/api/v1/admin/instances?offset=${domains.length}`)
+      .set(bearer(admin))
+      .expect(200)
+    expect(past.body).toEqual([])
+  })
+
   it('needs an admin and the admin:read scope', async () => {
     const user = await stack.createUser()
     const token = await stack.userToken('read write', user)

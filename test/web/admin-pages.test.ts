@@ -250,7 +250,7 @@ describe('the admin pages in a browser', () => {
     expect((await asOwner('/api/v1/admin/ip_blocks')).body).toEqual([])
   }, 60_000)
 
-  it('shows the known servers with their accounts and delivery health, as the API gives them', async () => {
+  it('shows the known servers with their accounts and delivery health, paged as the API gives them', async () => {
     const db = stack.accounts.ctx.db
     for (const username of ['ada', 'bea'])
       await db('accounts').insert({
@@ -258,15 +258,29 @@ describe('the admin pages in a browser', () => {
         domain: 'far.example',
         uri: `https://far.example/users/${username}`,
       })
+    for (let i = 1; i <= 21; i++) {
+      const domain = `srv${String(i).padStart(2, '0')}.example`
+      await db('accounts').insert({ username: 'someone', domain, uri: `https://${domain}/users/someone` })
+    }
     await recordFailure(db, 'far.example')
     await open('/admin/instances', 'Servers')
-    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'far.example' }) })
+    const table = page.getByRole('table', { name: 'Servers this one knows, with their delivery health' })
+    const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'far.example' }) })
     const cells = await row.getByRole('cell').allTextContents()
-    const [far] = (await asOwner('/api/v1/admin/instances')).body.filter(
-      (i: { domain: string }) => i.domain === 'far.example',
-    )
+    const first = await asOwner('/api/v1/admin/instances?limit=20')
+    const far = first.body.find((i: { domain: string }) => i.domain === 'far.example')
     expect(far).toMatchObject({ accounts_count: 2, delivery_failures: 1 })
     expect(cells.slice(0, 2)).toEqual([String(far.accounts_count), String(far.delivery_failures)])
+    const domainsShown = async () => table.getByRole('rowheader').allTextContents()
+    expect(await domainsShown()).toEqual(first.body.map((i: { domain: string }) => i.domain))
+
+    await page.getByRole('button', { name: 'Next' }).click()
+    await table.getByRole('rowheader', { name: 'far.example' }).waitFor({ state: 'detached' })
+    const second = await asOwner('/api/v1/admin/instances?limit=20&offset=20')
+    expect(second.body.map((i: { domain: string }) => i.domain)).toEqual(['srv20.example', 'srv21.example'])
+    expect(await domainsShown()).toEqual(['srv20.example', 'srv21.example'])
+    await page.getByRole('button', { name: 'Previous' }).click()
+    await table.getByRole('rowheader', { name: 'far.example' }).waitFor()
   }, 60_000)
 
   it('keeps moderation notes on an account and on a report', async () => {

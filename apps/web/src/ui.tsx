@@ -237,7 +237,8 @@ export function Select(props: {
  * A list read page by page as the API gives it: the first page from `first`, the next ones from the `next` address
  * of its Link header, and back through the pages read before (rather than by `prev`, which Mastodon leaves out of
  * an offset list's second page). `version` reloads the current page (after a change). The buttons say Newer and
- * Older (lists newest first), or `turns` (a ranking such as the trends: Previous and Next).
+ * Older (lists newest first), or `turns` (a ranking such as the trends: Previous and Next). A `table` is drawn as
+ * one, a row per item.
  */
 export function PagedList<T>(props: {
   first: () => Promise<Paged<T>>
@@ -247,6 +248,8 @@ export function PagedList<T>(props: {
   label: string
   version?: unknown
   turns?: [prev: string, next: string]
+  /** Shown as a table with these column headings (`item` then gives a row) rather than as a list. */
+  table?: { caption: string; columns: string[] }
 }) {
   const [prevText, nextText] = props.turns ?? ['Newer', 'Older']
   /** The addresses of the pages read, the first one's being undefined; the last is the one shown. */
@@ -260,8 +263,25 @@ export function PagedList<T>(props: {
       {page.loading && !page.data ? <Loading /> : null}
       <ErrorText error={page.error} />
       {page.data && page.data.items.length === 0 ? <p class="muted">{props.empty}</p> : null}
-      {page.data && page.data.items.length > 0 ? (
+      {page.data && page.data.items.length > 0 && !props.table ? (
         <ul class="items">{page.data.items.map((item) => props.item(item, reload))}</ul>
+      ) : null}
+      {page.data && page.data.items.length > 0 && props.table ? (
+        <div class="table-wrap">
+          <table>
+            <caption>{props.table.caption}</caption>
+            <thead>
+              <tr>
+                {props.table.columns.map((c) => (
+                  <th scope="col" key={c}>
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{page.data.items.map((item) => props.item(item, reload))}</tbody>
+          </table>
+        </div>
       ) : null}
       {page.data && (trail.length > 1 || page.data.next) ? (
         <nav class="pager" aria-label={`Pages of ${props.label.toLowerCase()}`}>

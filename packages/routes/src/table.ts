@@ -517,7 +517,9 @@ export const ROUTES: readonly Route[] = [
     'manage_blocks',
   ),
   // A Roost addition: servers known and their delivery health (docs/federation.md, "Delivery health")
-  admin('GET', '/api/v1/admin/instances', ['admin:read'], 'manage_federation'),
+  admin('GET', '/api/v1/admin/instances', ['admin:read'], 'manage_federation', {
+    params: P.adminInstancesParams,
+  }),
   // Relays: Roost additions (Mastodon manages them in its web admin only; docs/federation.md, "Relays").
   admin('GET', '/api/v1/admin/relays', ['admin:read'], 'manage_federation', { description: RELAYS }),
   admin('POST', '/api/v1/admin/relays', ['admin:write'], 'manage_federation', {

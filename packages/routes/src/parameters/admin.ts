@@ -68,6 +68,12 @@ export const adminRelayParams = z.object({
   inbox_url: param.text(),
 })
 
+/** GET /api/v1/admin/instances (a Roost addition): offset pages, as the trends. */
+export const adminInstancesParams = z.object({
+  limit: param.page.limit,
+  offset: param.checkedByHandler({ type: 'integer' }),
+})
+
 /** GET /api/v1/admin/reports */
 export const adminReportsParams = z.object({
   ...param.page,
