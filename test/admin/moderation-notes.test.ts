@@ -48,9 +48,9 @@ beforeAll(async () => {
 afterAll(() => stack.stop())
 
 describe.each([
-  ['account', () => `/api/v1/admin/accounts/${target.accountId}/notes`, 'AccountModerationNote'],
-  ['report', () => `/api/v1/admin/reports/${reportId}/notes`, 'ReportNote'],
-])('notes on a %s', (_subject, notesPath, model) => {
+  ['an account', () => `/api/v1/admin/accounts/${target.accountId}/notes`, 'AccountModerationNote'],
+  ['a report', () => `/api/v1/admin/reports/${reportId}/notes`, 'ReportNote'],
+])('notes on %s', (_subject, notesPath, model) => {
   it('are written, listed newest first with Link headers, and deleted by their author', async () => {
     const first = await as(moderator).post(notesPath(), { content: '  Warned twice already.  ' }).expect(200)
     expect(first.body).toEqual({
