@@ -93,7 +93,14 @@ async function authorize(page: Page, who: { email: string; password: string }) {
 
 /** The colour of the page's top bar: the web app's violet wherever its style sheet applies. */
 const topBarColour = (page: Page) =>
-  page.locator('header.top').evaluate((top) => getComputedStyle(top).backgroundColor)
+  page
+    .locator('header.top')
+    .evaluate(
+      (top) =>
+        (
+          globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+        ).getComputedStyle(top).backgroundColor,
+    )
 
 /** An image of two colours side by side (or one above the other). */
 const twoColours = (width: number, height: number, split: 'across' | 'down') =>
@@ -126,13 +133,12 @@ async function storedImage(url: string) {
 }
 
 const me = { username: 'keeper', email: 'keeper@example.test', password: 'pigeons on the roof' }
-let user: Awaited<ReturnType<Stack['createUser']>>
 let token: string
 let page: Page
 
 describe('the settings pages in a browser', () => {
   beforeAll(async () => {
-    user = await stack.createUser(me)
+    await stack.createUser(me)
     token = await stack.userToken('read write follow', me)
     page = await person()
   })
@@ -205,8 +211,10 @@ describe('the settings pages in a browser', () => {
     await page.getByRole('button', { name: 'Save profile' }).click()
     // Part of it sent, not all: the bar moves.
     await page.waitForFunction(() => {
-      const bar = (globalThis as unknown as { document: Document }).document.getElementById('upload-progress')
-      return bar instanceof HTMLProgressElement && bar.value > 0 && bar.value < 1
+      const bar = (
+        globalThis as unknown as { document: { getElementById(id: string): { value: number } | null } }
+      ).document.getElementById('upload-progress')
+      return bar !== null && bar.value > 0 && bar.value < 1
     })
     await page.getByText('Profile saved.').waitFor()
     await cdp.send('Network.emulateNetworkConditions', {
@@ -224,6 +232,183 @@ describe('the settings pages in a browser', () => {
       (await verify()).avatar,
     )
     await accessible(page)
+  }, 90_000)
+
+  it('saves the preferences, follows and features hashtags, blocks, lists and sets the notification policy', async () => {
+    const read = async (path: string) => (await stack.api().get(path).set(bearer(token)).expect(200)).body
+
+    await page.goto(`${stack.url}/settings/preferences`)
+    await settled(page, 'Preferences')
+    await page.getByLabel('Default visibility of new posts').selectOption('private')
+    await page.getByLabel('Default language of new posts').selectOption('de')
+    await page.getByLabel('Mark my media as sensitive by default').check()
+    await page.getByLabel('Who may quote your new posts').selectOption('nobody')
+    await page.getByRole('button', { name: 'Save preferences' }).click()
+    await page.getByText('Preferences saved.').waitFor()
+    expect((await read('/api/v1/accounts/verify_credentials')).source).toMatchObject({
+      privacy: 'private',
+      language: 'de',
+      sensitive: true,
+      quote_policy: 'nobody',
+    })
+    expect(await read('/api/v1/preferences')).toMatchObject({
+      'posting:default:visibility': 'private',
+      'posting:default:language': 'de',
+      'posting:default:sensitive': true,
+    })
+    // Read back by the page itself.
+    await page.reload()
+    await settled(page, 'Preferences')
+    await expect(page.getByLabel('Default visibility of new posts').inputValue()).resolves.toBe('private')
+
+    // A hashtag followed and unfollowed, one featured.
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Hashtags' }).click()
+    await settled(page, 'Hashtags')
+    await page.getByLabel('Hashtag to follow').fill('#pigeons')
+    await page.getByRole('button', { name: 'Follow', exact: true }).click()
+    await page.getByRole('button', { name: 'Unfollow #pigeons' }).waitFor()
+    expect((await read('/api/v1/followed_tags')).map((t: { name: string }) => t.name)).toEqual(['pigeons'])
+    await page.getByRole('button', { name: 'Unfollow #pigeons' }).click()
+    await page.getByText('You follow no hashtags.').waitFor()
+    expect(await read('/api/v1/followed_tags')).toEqual([])
+    await page.getByLabel('Hashtag to feature').fill('lofts')
+    await page.getByRole('button', { name: 'Feature', exact: true }).click()
+    await page.getByRole('button', { name: 'Stop featuring #lofts' }).waitFor()
+    expect((await read('/api/v1/featured_tags')).map((t: { name: string }) => t.name)).toEqual(['lofts'])
+    await accessible(page)
+
+    // An account blocked and unblocked, a domain blocked and unblocked, from the blocks page.
+    const pest = await stack.createUser({ username: 'pest' })
+    await page.goto(`${stack.url}/settings/blocks`)
+    await settled(page, 'Blocks and mutes')
+    await page.getByLabel('Account to block (user or user@server)').fill('@pest')
+    await page.getByRole('button', { name: 'Block', exact: true }).click()
+    const blocked = page.getByRole('region', { name: 'Blocked accounts' })
+    await blocked.getByRole('button', { name: 'Unblock @pest' }).waitFor()
+    expect((await read('/api/v1/blocks')).map((a: { id: string }) => a.id)).toEqual([pest.accountId])
+    await accessible(page)
+    await blocked.getByRole('button', { name: 'Unblock @pest' }).click()
+    await blocked.getByText('You block no one.').waitFor()
+    expect(await read('/api/v1/blocks')).toEqual([])
+    await page.getByLabel('Domain', { exact: true }).fill('spam.example')
+    await page.getByRole('button', { name: 'Block domain' }).click()
+    const domains = page.getByRole('region', { name: 'Blocked domains' })
+    await domains.getByRole('button', { name: 'Unblock spam.example' }).click()
+    await domains.getByText('You block no domain.').waitFor()
+    expect(await read('/api/v1/domain_blocks')).toEqual([])
+    // An unknown handle is said so, and nothing is blocked.
+    await page.getByLabel('Account to block (user or user@server)').fill('nobody-here')
+    await page.getByRole('button', { name: 'Block', exact: true }).click()
+    await page.getByRole('form', { name: 'Block an account' }).getByRole('alert').waitFor()
+    expect(await read('/api/v1/blocks')).toEqual([])
+
+    // A list made, renamed, a member (someone followed) added and removed, the list deleted.
+    const friend = await stack.createUser({ username: 'friend' })
+    await stack.api().post(`/api/v1/accounts/${friend.accountId}/follow`).set(bearer(token)).expect(200)
+    await page.goto(`${stack.url}/settings/lists`)
+    await settled(page, 'Lists')
+    await page.getByLabel('Title of the new list').fill('Birds')
+    await page.getByRole('button', { name: 'Make list' }).click()
+    await page.getByRole('heading', { name: 'Birds' }).waitFor()
+    const [list] = await read('/api/v1/lists')
+    expect(list).toMatchObject({ title: 'Birds' })
+    await page.getByRole('button', { name: 'Edit Birds' }).click()
+    const rename = page.getByRole('form', { name: 'Rename Birds' })
+    await rename.getByLabel('New title').fill('Pigeons')
+    await rename.getByRole('button', { name: 'Rename' }).click()
+    await page.getByRole('heading', { name: 'Pigeons' }).waitFor()
+    expect(await read(`/api/v1/lists/${list.id}`)).toMatchObject({ title: 'Pigeons' })
+    const add = page.getByRole('form', { name: 'Add someone to Pigeons' })
+    await add.getByLabel('Handle (user or user@server)').fill('friend')
+    await add.getByRole('button', { name: 'Add to the list' }).click()
+    const members = page.getByRole('region', { name: 'Members of Pigeons' })
+    await members.getByRole('button', { name: 'Remove @friend' }).waitFor()
+    expect((await read(`/api/v1/lists/${list.id}/accounts`)).map((a: { id: string }) => a.id)).toEqual([
+      friend.accountId,
+    ])
+    await accessible(page)
+    await members.getByRole('button', { name: 'Remove @friend' }).click()
+    await members.getByText('No one is on this list yet.').waitFor()
+    expect(await read(`/api/v1/lists/${list.id}/accounts`)).toEqual([])
+    await page.getByRole('button', { name: 'Delete Pigeons' }).click()
+    await page.getByText('No lists yet.').waitFor()
+    expect(await read('/api/v1/lists')).toEqual([])
+
+    // The notification policy.
+    await page.goto(`${stack.url}/settings/notifications`)
+    await settled(page, 'Notifications')
+    await page.getByLabel('New accounts (younger than 30 days)').selectOption('drop')
+    await page.getByLabel('People you don’t follow').selectOption('filter')
+    await page.getByRole('button', { name: 'Save policy' }).click()
+    await page.getByText('Policy saved.').waitFor()
+    expect(await read('/api/v2/notifications/policy')).toMatchObject({
+      for_new_accounts: 'drop',
+      for_not_following: 'filter',
+    })
+    await accessible(page)
+  }, 90_000)
+
+  it('makes the web app and the sign-in server’s account pages one site, all accessible', async () => {
+    // The web app's menu leads to every account page of the sign-in server.
+    await page.goto(`${stack.url}/settings/profile`)
+    await settled(page, 'Profile')
+    const menu = page.getByRole('navigation', { name: 'Settings' })
+    for (const [path, label] of ACCOUNT_PAGES)
+      await expect(menu.getByRole('link', { name: label, exact: true }).getAttribute('href')).resolves.toBe(
+        path,
+      )
+    const webColour = await topBarColour(page)
+    expect(webColour).toBe(VIOLET)
+
+    // Someone new to this browser signs in on the sign-in server's own page, and comes back where they were going.
+    const visitor = await person()
+    await visitor.goto(`${stack.url}/settings/sessions`)
+    await visitor.waitForURL(/\/auth\/sign_in\?return_to=/)
+    await accessible(visitor)
+    await visitor.getByLabel('E-mail address or username').fill(me.email)
+    await visitor.getByLabel('Password').fill(me.password)
+    await visitor.getByRole('button', { name: 'Sign in' }).click()
+    await visitor.waitForURL(`${stack.url}/settings/sessions`)
+    for (const [path, label] of ACCOUNT_PAGES) {
+      await visitor.goto(`${stack.url}${path}`)
+      expect(new URL(visitor.url()).pathname).toBe(path)
+      // The same frame and look: the web app's style sheet, its menu back to the web app's pages, this page marked.
+      expect(await topBarColour(visitor)).toBe(webColour)
+      const nav = visitor.getByRole('navigation', { name: 'Settings' })
+      for (const [webPath, webLabel] of SETTINGS_MENU)
+        await expect(
+          nav.getByRole('link', { name: webLabel, exact: true }).getAttribute('href'),
+        ).resolves.toBe(webPath)
+      await expect(
+        nav.getByRole('link', { name: label, exact: true }).getAttribute('aria-current'),
+      ).resolves.toBe('page')
+      await accessible(visitor)
+    }
+    // And back to the web app from there, which signs in with the same session (only the consent is asked).
+    await visitor.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Filters' }).click()
+    await authorize(visitor, me)
+    await settled(visitor, 'Filters')
+
+    // The password is changed on its page: the old one and every token made with it stop working, this page's
+    // sign-in goes on.
+    await visitor.goto(`${stack.url}/settings/password`)
+    await visitor.getByLabel('Current password').fill('not my password')
+    await visitor.getByLabel('New password (8 to 72 characters)').fill('a new password for pigeons')
+    await visitor.getByLabel('The new password again').fill('a new password for pigeons')
+    await visitor.getByRole('button', { name: 'Change my password' }).click()
+    await visitor.getByRole('alert').filter({ hasText: 'Current password is invalid.' }).waitFor()
+    await accessible(visitor)
+    await visitor.getByLabel('Current password').fill(me.password)
+    await visitor.getByLabel('New password (8 to 72 characters)').fill('a new password for pigeons')
+    await visitor.getByLabel('The new password again').fill('a new password for pigeons')
+    await visitor.getByRole('button', { name: 'Change my password' }).click()
+    await visitor.getByRole('status').filter({ hasText: 'Your password is changed.' }).waitFor()
+    await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(token)).expect(401)
+    await visitor.goto(`${stack.url}/settings/email`)
+    expect(new URL(visitor.url()).pathname).toBe('/settings/email')
+    const fresh = await stack.userToken('read', { email: me.email, password: 'a new password for pigeons' })
+    await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(fresh)).expect(200)
+    expect(cspViolations).toEqual([])
   }, 90_000)
 })
 
