@@ -232,6 +232,21 @@ describe('the settings pages in a browser', () => {
       (await verify()).avatar,
     )
     await accessible(page)
+
+    // A GIF goes up as it is (a canvas would keep one frame of an animation): no focal point, the server's crop.
+    const gif = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#00ff00' } })
+      .gif()
+      .toBuffer()
+    await page
+      .getByLabel('Avatar', { exact: true })
+      .setInputFiles({ name: 'moving.gif', mimeType: 'image/gif', buffer: gif })
+    await page.getByText('A GIF is uploaded as it is').waitFor()
+    await expect(page.getByLabel('Avatar focal point, from the left (%)').count()).resolves.toBe(0)
+    await page.getByRole('button', { name: 'Save profile' }).click()
+    await page.getByText('Profile saved.').waitFor()
+    const stored = (await verify()).avatar
+    expect(stored).toMatch(/\.gif$/)
+    expect(await storedImage(stored)).toMatchObject({ width: 400, height: 400 })
   }, 90_000)
 
   it('saves the preferences, follows and features hashtags, blocks, lists and sets the notification policy', async () => {
@@ -276,6 +291,21 @@ describe('the settings pages in a browser', () => {
     await page.getByRole('button', { name: 'Stop featuring #lofts' }).waitFor()
     expect((await read('/api/v1/featured_tags')).map((t: { name: string }) => t.name)).toEqual(['lofts'])
     await accessible(page)
+    // Followed hashtags go page by page by the API's Link header, as every list it pages: 21 are 20, then 1.
+    for (let i = 1; i <= 21; i++)
+      await stack
+        .api()
+        .post(`/api/v1/tags/bird${String(i).padStart(2, '0')}/follow`)
+        .set(bearer(token))
+        .expect(200)
+    await page.reload()
+    await settled(page, 'Hashtags')
+    const followed = page.getByRole('region', { name: 'Followed hashtags' })
+    await expect(followed.getByRole('listitem').count()).resolves.toBe(20)
+    await expect(followed.getByRole('listitem').first().textContent()).resolves.toContain('#bird21')
+    await followed.getByRole('button', { name: 'Older' }).click()
+    await followed.getByRole('button', { name: 'Unfollow #bird01' }).waitFor()
+    await expect(followed.getByRole('listitem').count()).resolves.toBe(1)
 
     // An account blocked and unblocked, a domain blocked and unblocked, from the blocks page.
     const pest = await stack.createUser({ username: 'pest' })

@@ -17,11 +17,16 @@ export type Shape = keyof typeof SHAPES
 /** A chosen image and its focal point, as fractions of its width and height from the top left. */
 export interface FocalImage {
   image: HTMLImageElement
-  name: string
-  type: string
+  file: File
   x: number
   y: number
 }
+
+/**
+ * A GIF may be animated, and a canvas keeps only its first frame: it goes up as it is, and the server crops it
+ * around the centre, its frames kept (docs/media.md, "Images").
+ */
+const keptWhole = (f: FocalImage) => f.file.type === 'image/gif'
 
 const clamp = (v: number, low: number, high: number) => Math.min(Math.max(v, low), high)
 
@@ -47,14 +52,15 @@ function drawCrop(canvas: HTMLCanvasElement, f: FocalImage, shape: Shape) {
 
 /** The file to upload: the crop at Mastodon's size, in the image's own format (PNG for other than JPEG or WebP). */
 export async function croppedFile(f: FocalImage, shape: Shape): Promise<File> {
+  if (keptWhole(f)) return f.file
   const canvas = document.createElement('canvas')
   canvas.width = SHAPES[shape].width
   canvas.height = SHAPES[shape].height
   drawCrop(canvas, f, shape)
-  const type = ['image/jpeg', 'image/webp'].includes(f.type) ? f.type : 'image/png'
+  const type = ['image/jpeg', 'image/webp'].includes(f.file.type) ? f.file.type : 'image/png'
   const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, type, 0.92))
   if (!blob) throw new Error('This image could not be cropped: choose another one.')
-  return new File([blob], `${f.name.replace(/\.[^.]*$/, '')}.${type.split('/')[1]}`, { type })
+  return new File([blob], `${f.file.name.replace(/\.[^.]*$/, '')}.${type.split('/')[1]}`, { type })
 }
 
 const loadImage = (file: File) =>
@@ -81,8 +87,9 @@ export function FocalImageField(props: {
   const whole = useRef<HTMLCanvasElement>(null)
   const preview = useRef<HTMLCanvasElement>(null)
   useEffect(() => {
-    if (!value || !whole.current || !preview.current) return
+    if (!value || !preview.current) return
     drawCrop(preview.current, value, shape)
+    if (!whole.current) return
     // The whole image, the part left out dimmed, and the point.
     const canvas = whole.current
     const scale = canvas.width / value.image.naturalWidth
@@ -111,7 +118,7 @@ export function FocalImageField(props: {
     if (value) URL.revokeObjectURL(value.image.src)
     if (!file) return onChange(undefined)
     try {
-      onChange({ image: await loadImage(file), name: file.name, type: file.type, x: 0.5, y: 0.5 })
+      onChange({ image: await loadImage(file), file, x: 0.5, y: 0.5 })
     } catch (e) {
       props.onError((e as Error).message)
       onChange(undefined)
@@ -141,7 +148,9 @@ export function FocalImageField(props: {
         accept="image/png,image/jpeg,image/gif,image/webp"
         onChange={(e) => void pick((e.target as HTMLInputElement).files?.[0])}
       />
-      {value ? (
+      {value && keptWhole(value) ? (
+        <p class="hint">A GIF is uploaded as it is, its animation kept, and cropped around its centre.</p>
+      ) : value ? (
         <fieldset class="focal">
           <legend>Focal point of the {label.toLowerCase()}</legend>
           <p class="hint">
