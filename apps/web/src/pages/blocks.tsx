@@ -8,7 +8,7 @@ import type { Page } from './types'
 export const blocks: Page = {
   title: 'Blocks and mutes',
   area: 'settings',
-  scopes: ['read:blocks', 'write:blocks', 'read:mutes', 'write:mutes', 'write:follows'],
+  scopes: ['read:blocks', 'write:blocks', 'read:mutes', 'write:mutes', 'write:follows', 'read:accounts'],
   Component({ api }) {
     const [domain, setDomain] = useState('')
     const [version, setVersion] = useState(0)

@@ -19,7 +19,7 @@ interface List {
 export const lists: Page = {
   title: 'Lists',
   area: 'settings',
-  scopes: ['read:lists', 'write:lists'],
+  scopes: ['read:lists', 'write:lists', 'read:accounts'],
   Component({ api }) {
     const all = useLoad(() => api.get<List[]>('/api/v1/lists'))
     const [title, setTitle] = useState('')
