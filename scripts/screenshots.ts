@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
+import sharp from 'sharp'
 import { launchChromium } from '@roost/testing'
 import { addRule } from '../apps/accounts/src/domain/rules'
 import globalSetup from '../test/global-setup'
@@ -11,6 +12,13 @@ import globalTeardown from '../test/global-teardown'
 import { bearer, startStack } from '../test/stack'
 
 const OUT = path.resolve(__dirname, '..', 'docs', 'screenshots')
+
+/** A picture to choose as an avatar: a sky, a roof and a pigeon on its right. */
+const LOFT = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="600">
+<rect width="1200" height="600" fill="#9fd3f5"/><rect y="380" width="1200" height="220" fill="#8a4b2f"/>
+<circle cx="180" cy="120" r="70" fill="#ffd23f"/><ellipse cx="860" cy="300" rx="120" ry="85" fill="#6b6f80"/>
+<circle cx="950" cy="230" r="48" fill="#7a7f92"/><circle cx="968" cy="220" r="8" fill="#111"/>
+<polygon points="995,232 1030,242 995,250" fill="#e39b2d"/></svg>`
 
 async function signIn(page: Page, who: { email: string; password: string }) {
   await page.waitForURL(/\/oauth\/authorize\?/)
@@ -137,6 +145,21 @@ async function main() {
     await signIn(user, ada)
     await shoot(user, `${stack.url}/settings/profile`, 'settings-profile', 'Save profile')
     await shoot(user, `${stack.url}/settings/filters`, 'settings-filters', 'No spoilers')
+    // An avatar being chosen: the picture with the part kept and its focal point, and the square it gives.
+    await user.goto(`${stack.url}/settings/profile`)
+    await user.getByLabel('Avatar', { exact: true }).setInputFiles({
+      name: 'loft.png',
+      mimeType: 'image/png',
+      buffer: await sharp(Buffer.from(LOFT)).png().toBuffer(),
+    })
+    const picture = user.getByRole('img', { name: /^The chosen image/ })
+    const box = (await picture.boundingBox())!
+    await picture.click({ position: { x: box.width * 0.72, y: box.height * 0.45 } })
+    await picture.scrollIntoViewIfNeeded()
+    await user.screenshot({ path: path.join(OUT, 'settings-avatar-focal-point.png') })
+    console.log('docs/screenshots/settings-avatar-focal-point.png')
+    // A page of the sign-in server in the same frame.
+    await shoot(user, `${stack.url}/settings/sessions`, 'settings-sessions', 'These applications')
 
     const mod = await (await browser.newContext({ viewport: { width: 1000, height: 760 } })).newPage()
     await mod.goto(`${stack.url}/admin`)

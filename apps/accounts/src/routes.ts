@@ -10,6 +10,7 @@ import { confirmation, newConfirmation, requestConfirmation } from './auth/confi
 import { editPassword, newPassword, requestPasswordReset, resetPasswordWithToken } from './auth/passwords'
 import { checkConfirmation, resendConfirmation } from './api/v1/emails/confirmations'
 import { changeEmail, showEmail } from './settings/email'
+import { changePasswordOnPage, showPassword } from './settings/password'
 import { revokeApplication, showSessions } from './settings/sessions'
 import { showSignIn, signIn } from './settings/sign_in'
 import {
@@ -353,6 +354,8 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/settings/security_keys/:id/delete', on(deleteSecurityKey))
   api.get('/settings/sessions', on(showSessions))
   api.post('/settings/sessions/revoke', on(revokeApplication))
+  api.get('/settings/password', on(showPassword))
+  api.post('/settings/password', on(changePasswordOnPage))
   api.get('/settings/email', on(showEmail))
   api.post('/settings/email', on(changeEmail))
   api.post('/api/v1/user/password_change', on(passwordChange))

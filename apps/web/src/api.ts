@@ -34,10 +34,24 @@ export interface Api {
   get<T>(path: string, query?: Record<string, string | undefined>): Promise<T>
   page<T>(pathOrUrl: string, query?: Record<string, string | undefined>): Promise<Paged<T>>
   send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: Body): Promise<T>
+  /** send() for a form with files, telling `onProgress` how much of it went up (0 to 1) as it goes. */
+  upload<T>(
+    method: 'POST' | 'PATCH',
+    path: string,
+    form: FormData,
+    onProgress: (sent: number) => void,
+  ): Promise<T>
 }
 
 /** An API client with this token (or none, for the public endpoints); `onUnauthorized` runs on a 401. */
 export function createApi(token: string | undefined, onUnauthorized: () => void = () => {}): Api {
+  const refusal = (status: number, error: { error?: unknown } | undefined) => {
+    if (status === 401 && token) onUnauthorized()
+    return new ApiError(
+      status,
+      typeof error?.error === 'string' ? error.error : `The server answered ${status}`,
+    )
+  }
   async function call(method: string, url: string, body?: Body) {
     const headers: Record<string, string> = {}
     if (token) headers.Authorization = `Bearer ${token}`
@@ -49,14 +63,7 @@ export function createApi(token: string | undefined, onUnauthorized: () => void 
     }
     // Always asked of the server: an admin reads what it just changed (the instance document is cacheable).
     const res = await fetch(url, { method, headers, body: payload, cache: 'no-cache' })
-    if (!res.ok) {
-      if (res.status === 401 && token) onUnauthorized()
-      const error = await res.json().catch(() => ({}))
-      throw new ApiError(
-        res.status,
-        typeof error?.error === 'string' ? error.error : `The server answered ${res.status}`,
-      )
-    }
+    if (!res.ok) throw refusal(res.status, await res.json().catch(() => undefined))
     return res
   }
   const withQuery = (path: string, query: Record<string, string | undefined> = {}) => {
@@ -76,6 +83,27 @@ export function createApi(token: string | undefined, onUnauthorized: () => void 
       const res = await call(method, withQuery(path), body)
       const text = await res.text()
       return text ? JSON.parse(text) : {}
+    },
+    // XMLHttpRequest, not fetch: only it reports how much of a request's body has been sent.
+    upload(method, path, form, onProgress) {
+      return new Promise((resolve, reject) => {
+        const xhr = new XMLHttpRequest()
+        xhr.open(method, withQuery(path))
+        if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`)
+        xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total)
+        xhr.onload = () => {
+          let body: unknown
+          try {
+            body = xhr.responseText ? JSON.parse(xhr.responseText) : {}
+          } catch {
+            body = undefined
+          }
+          if (xhr.status >= 200 && xhr.status < 300) resolve(body as never)
+          else reject(refusal(xhr.status, body as { error?: unknown }))
+        }
+        xhr.onerror = () => reject(new ApiError(0, 'The server could not be reached'))
+        xhr.send(form)
+      })
     },
   }
 }

@@ -2,7 +2,7 @@ import { render } from 'preact'
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 // That one file of @roost/routes, not the package: the route table and its zod schemas stay out of the bundle.
-import { WEB_PAGES } from '../../../packages/routes/src/web'
+import { ACCOUNT_PAGES, SETTINGS_MENU, WEB_PAGES } from '../../../packages/routes/src/web'
 import { createApi } from './api'
 import type { Area } from './auth'
 import { forgetToken, setAppScopes, signIn, signOut, storedToken } from './auth'
@@ -50,9 +50,12 @@ setAppScopes(
 
 function Frame(props: { area: Area | 'public'; me?: Me; title: string; children: ComponentChildren }) {
   const here = location.pathname
-  const menu = Object.entries(PAGES).filter(
-    ([, p]) => p.area === props.area && p.menu && (p.area !== 'admin' || can(props.me, p.permission ?? 0)),
-  )
+  const menu: readonly (readonly [string, string])[] =
+    props.area === 'settings'
+      ? SETTINGS_MENU
+      : Object.entries(PAGES)
+          .filter(([, p]) => p.area === props.area && p.menu && can(props.me, p.permission ?? 0))
+          .map(([path, p]) => [path, p.menu!])
   const link = (href: string, text: string) => (
     <li key={href}>
       <a href={href} aria-current={here === href ? 'page' : undefined}>
@@ -89,19 +92,13 @@ function Frame(props: { area: Area | 'public'; me?: Me; title: string; children:
         {props.area !== 'public' ? (
           <nav class="menu" aria-label={props.area === 'admin' ? 'Moderation' : 'Settings'}>
             <ul>
-              {menu.map(([path, p]) => link(path, p.menu!))}
+              {menu.map(([path, label]) => link(path, label))}
               {props.area === 'settings' ? (
                 <>
                   <li class="menu-heading" aria-hidden="true">
                     Account and security
                   </li>
-                  {link('/settings/two_factor', 'Two-factor authentication')}
-                  {link('/settings/sessions', 'Apps and sessions')}
-                  {link('/settings/email', 'E-mail address')}
-                  {link('/settings/invites', 'Invites')}
-                  {link('/settings/export', 'Export')}
-                  {link('/settings/imports', 'Import')}
-                  {link('/settings/delete', 'Delete account')}
+                  {ACCOUNT_PAGES.map(([path, label]) => link(path, label))}
                   {can(props.me, PERMISSIONS.view_dashboard | PERMISSIONS.manage_reports)
                     ? link('/admin', 'Moderation')
                     : null}

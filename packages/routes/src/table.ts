@@ -146,6 +146,8 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/settings/security_keys/:id/delete', ACCOUNTS, 'none', [], { params: P.csrfOnlyParams }),
   route('GET', '/settings/sessions', ACCOUNTS, 'none'),
   route('POST', '/settings/sessions/revoke', ACCOUNTS, 'none', [], { params: P.revokeApplicationParams }),
+  route('GET', '/settings/password', ACCOUNTS, 'none'),
+  route('POST', '/settings/password', ACCOUNTS, 'none', [], { params: P.settingsPasswordParams }),
   route('GET', '/settings/email', ACCOUNTS, 'none'),
   route('POST', '/settings/email', ACCOUNTS, 'none', [], { params: P.emailChangeParams }),
   route('POST', '/api/v1/user/password_change', ACCOUNTS, 'required', ['write:accounts'], {

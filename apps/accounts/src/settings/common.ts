@@ -11,13 +11,15 @@ import { guardCredentials } from '../oauth/throttle'
  * What the settings pages share (docs/security.md, "Settings pages"): the OAuth pages' sign-in session names the
  * user (absent or ended: off to /auth/sign_in, and back afterwards), forms carry a CSRF token bound to that session,
  * and the pages are never cached or framed. A page with a security-key button allows only its own script (nonce).
+ * Styles: the web app's style sheet from this origin (the frame, ./frame.ts), and inline ones for the pages in the
+ * OAuth pages' look that these addresses also answer (signing in, problems).
  */
 export function settingsHeaders(res: Response, nonce?: string) {
   res.set({
     'Cache-Control': 'no-store',
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
-    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'${nonce ? `; script-src 'nonce-${nonce}'` : ''}`,
+    'Content-Security-Policy': `default-src 'none'; style-src 'self' 'unsafe-inline'; img-src data:; form-action 'self'${nonce ? `; script-src 'nonce-${nonce}'` : ''}`,
   })
 }
 

@@ -1,16 +1,17 @@
 import { escape, hidden, layout } from '../oauth/pages'
 import type { ArchiveRow, ImportRow, InviteRow } from '../db/rows'
 import { INVITE_EXPIRY_OPTIONS, INVITE_MAX_USES_OPTIONS, inviteUsable } from '../domain/invites'
+import { settingsLayout } from './frame'
 
 /**
- * The pages of invites, one's data and leaving (docs/security.md, "Invites" and "Your data"): the OAuth pages' look
- * (oauth/pages.ts), no scripts, every form with its CSRF token. Minimal until the web settings come.
+ * The pages of invites, one's data and leaving (docs/security.md, "Invites" and "Your data"): the signed-in ones in
+ * the web app's frame (./frame.ts), the invite and goodbye pages in the OAuth pages' look (oauth/pages.ts); no
+ * scripts, every form with its CSRF token.
  */
 
 const alert = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '')
 const notice = (text?: string) => (text ? `<p role="status">${escape(text)}</p>` : '')
 const when = (d: Date | null) => (d ? escape(new Date(d).toISOString().replace('T', ' ').slice(0, 16)) : '')
-const nav = `<p><a href="/settings/profile">Profile and preferences</a> · <a href="/settings/invites">Invites</a> · <a href="/settings/export">Export</a> · <a href="/settings/imports">Import</a> · <a href="/settings/delete">Delete account</a></p>`
 
 const EXPIRY_LABELS: Record<number, string> = {
   1800: '30 minutes',
@@ -52,12 +53,13 @@ ${hidden({ csrf_token: o.csrf })}
 <button type="submit">Generate invite link</button>
 </form>`
     : `<p>Only ${'staff'} may make invite links on this server.</p>`
-  return layout(
+  return settingsLayout(
+    '/settings/invites',
     'Invites',
-    `<h1>Invite people</h1>${nav}
-${alert(o.error)}${notice(o.notice)}
+    `${alert(o.error)}${notice(o.notice)}
 ${form}
 <h2>Your invites</h2>${rows ? `<ul id="invites">${rows}</ul>` : '<p>None yet.</p>'}`,
+    'Invite people',
   )
 }
 
@@ -121,10 +123,10 @@ export function exportPage(o: {
         }</li>`,
     )
     .join('')
-  return layout(
+  return settingsLayout(
+    '/settings/export',
     'Export',
-    `<h1>Export your data</h1>${nav}
-${alert(o.error)}${notice(o.notice)}
+    `${alert(o.error)}${notice(o.notice)}
 <h2>CSV files</h2><p>Mastodon reads these files (Import on any Mastodon server, or here).</p>
 <ul>${CSV_EXPORTS.map(([file, label, name]) => `<li><a href="/settings/exports/${file}" download="${name}">${label}</a></li>`).join('')}</ul>
 <h2>Archive</h2><p>Your posts (ActivityPub), profile, likes, bookmarks and media, zipped. One a week; kept for a week.</p>
@@ -134,6 +136,7 @@ ${
     : '<p>You can request a new archive a week after the last one.</p>'
 }
 ${archives ? `<ul id="archives">${archives}</ul>` : ''}`,
+    'Export your data',
   )
 }
 
@@ -165,10 +168,10 @@ export function importsPage(o: { csrf: string; imports: ImportRow[]; error?: str
         }</li>`,
     )
     .join('')
-  return layout(
+  return settingsLayout(
+    '/settings/imports',
     'Import',
-    `<h1>Import</h1>${nav}
-${alert(o.error)}${notice(o.notice)}
+    `${alert(o.error)}${notice(o.notice)}
 <p>A CSV file as Mastodon exports it (at most 20 MB and 20,000 rows).</p>
 <form method="post" action="/settings/imports" enctype="multipart/form-data">
 ${hidden({ csrf_token: o.csrf })}
@@ -183,10 +186,10 @@ ${hidden({ csrf_token: o.csrf })}
 }
 
 export function deletePage(o: { csrf: string; username: string; twoFactor: boolean; error?: string }) {
-  return layout(
+  return settingsLayout(
+    '/settings/delete',
     'Delete account',
-    `<h1>Delete @${escape(o.username)}</h1>${nav}
-${alert(o.error)}
+    `${alert(o.error)}
 <p>Your account is suspended at once, then your posts, media, follows and everything else are removed, and other servers are told. Nobody can take your username afterwards. This cannot be undone.</p>
 <form method="post" action="/settings/delete">
 ${hidden({ csrf_token: o.csrf })}
@@ -194,6 +197,7 @@ ${hidden({ csrf_token: o.csrf })}
 ${o.twoFactor ? '<label for="code">A two-factor code (or a recovery code)</label><input id="code" name="code" autocomplete="one-time-code" required>' : ''}
 <button type="submit">Delete my account</button>
 </form>`,
+    `Delete @${o.username}`,
   )
 }
 

@@ -1,18 +1,13 @@
 import { escape, hidden, layout } from '../oauth/pages'
+import { settingsLayout } from './frame'
 
 /**
- * The settings pages (docs/security.md, "Two-factor sign-in", "Sessions and apps"): minimal, server-rendered, in
- * the OAuth pages' look, until the web settings come. Every form carries its CSRF token.
+ * The sign-in server's settings pages (docs/security.md, "Two-factor sign-in", "Sessions and apps"): server-rendered
+ * in the web app's frame (./frame.ts). Every form carries its CSRF token.
  */
 
 const alert = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '')
 const notice = (text?: string) => (text ? `<p role="status">${escape(text)}</p>` : '')
-
-const nav = `<p style="font-size:.9rem"><a href="/settings/profile">Profile and preferences</a> · <a href="/settings/two_factor">Two-factor authentication</a> · <a href="/settings/sessions">Apps and sessions</a> · <a href="/settings/email">E-mail address</a></p>`
-
-export function settingsLayout(title: string, body: string) {
-  return layout(title, `${nav}<h1>${escape(title)}</h1>${body}`)
-}
 
 const form = (action: string, csrf: string, inner: string, extra: Record<string, string | undefined> = {}) =>
   `<form method="post" action="${escape(action)}">${hidden({ ...extra, csrf_token: csrf })}${inner}</form>`
@@ -22,6 +17,7 @@ const codeField = (id: string, label = 'Code from your authenticator app, or a r
 
 export function twoFactorOffPage(o: { csrf: string; returnTo?: string; required: boolean; error?: string }) {
   return settingsLayout(
+    '/settings/two_factor',
     'Two-factor authentication',
     `${alert(o.error)}${
       o.required
@@ -41,6 +37,7 @@ export function twoFactorSetupPage(o: {
   error?: string
 }) {
   return settingsLayout(
+    '/settings/two_factor',
     'Set up two-factor authentication',
     `${alert(o.error)}<p>Scan this QR code with your authenticator app (or type the key in by hand), then enter the code it shows.</p>
 <p><img id="qr" src="${escape(o.qr)}" alt="QR code of ${escape(o.uri)}" width="220" height="220"></p>
@@ -57,6 +54,7 @@ ${form(
 
 export function recoveryCodesPage(o: { codes: string[]; returnTo?: string; heading: string }) {
   return settingsLayout(
+    '/settings/two_factor',
     o.heading,
     `<p role="status">Keep these recovery codes somewhere safe: each lets you sign in once if you lose your authenticator app. They are shown only now.</p>
 <ul id="recovery-codes">${o.codes.map((c) => `<li><code>${escape(c)}</code></li>`).join('')}</ul>
@@ -72,6 +70,7 @@ export function twoFactorOnPage(o: {
   notice?: string
 }) {
   return settingsLayout(
+    '/settings/two_factor',
     'Two-factor authentication',
     `${alert(o.error)}${notice(o.notice)}<p>Two-factor authentication is <strong id="state">on</strong>. Recovery codes left: <span id="codes-left">${o.codesLeft}</span>.</p>
 <h2>Security keys</h2>
@@ -91,6 +90,7 @@ ${form('/settings/two_factor/disable', o.csrf, `${codeField('disable-code')}<but
 
 export function newSecurityKeyPage(o: { csrf: string; options: unknown; script: string; error?: string }) {
   return settingsLayout(
+    '/settings/two_factor',
     'Add a security key',
     `${alert(o.error)}<form method="post" action="/settings/security_keys">${hidden({ csrf_token: o.csrf })}<input type="hidden" name="credential" value="">
 <label for="nickname">Name of the key</label><input id="nickname" name="nickname" type="text" maxlength="100" value="Security key" required>
@@ -113,6 +113,7 @@ const day = (d: Date | null) =>
 
 export function sessionsPage(o: { csrf: string; apps: AppSession[]; notice?: string; error?: string }) {
   return settingsLayout(
+    '/settings/sessions',
     'Apps and sessions',
     `${alert(o.error)}${notice(o.notice)}<p>These applications can use your account. Revoking one signs it out at once and drops its push notifications.</p>
 ${
@@ -128,6 +129,26 @@ ${
   )
 }
 
+export function passwordPage(o: { csrf?: string; error?: string; notice?: string }) {
+  return settingsLayout(
+    '/settings/password',
+    'Password',
+    `${alert(o.error)}${notice(o.notice)}${
+      o.csrf
+        ? `<p>Changing your password signs out every app and browser that used the old one.</p>
+${form(
+  '/settings/password',
+  o.csrf,
+  `<label for="current_password">Current password</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required>
+<label for="password">New password (8 to 72 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="72" required>
+<label for="password_confirmation">The new password again</label><input id="password_confirmation" name="password_confirmation" type="password" autocomplete="new-password" required>
+<button type="submit">Change my password</button>`,
+)}`
+        : '<p><a href="/settings/password">Change it again</a></p>'
+    }`,
+  )
+}
+
 export function emailPage(o: {
   csrf: string
   email: string
@@ -136,6 +157,7 @@ export function emailPage(o: {
   notice?: string
 }) {
   return settingsLayout(
+    '/settings/email',
     'E-mail address',
     `${alert(o.error)}${notice(o.notice)}<p>Your address: <strong id="email">${escape(o.email)}</strong></p>
 ${o.unconfirmed ? `<p id="pending">Waiting for confirmation: <strong>${escape(o.unconfirmed)}</strong> (see the link sent to it)</p>` : ''}

@@ -16,7 +16,6 @@ export const aliases: Page = {
   title: 'Moving',
   area: 'settings',
   scopes: ['read:accounts', 'write:accounts'],
-  menu: 'Moving',
   Component({ api }) {
     const [acct, setAcct] = useState('')
     const list = useLoad(() => api.get<Alias[]>('/api/v1/accounts/aliases'))

@@ -1,23 +1,42 @@
 import { useState } from 'preact/hooks'
 import { Action, Form, PagedList, TextField } from '../ui'
 import type { Account } from './common'
-import { AccountLine, pages } from './common'
+import { AccountLine, lookUp, pages } from './common'
 import type { Page } from './types'
 
 /** Blocked and muted accounts, and blocked domains: each list paged by its Link header. */
 export const blocks: Page = {
   title: 'Blocks and mutes',
   area: 'settings',
-  scopes: ['read:blocks', 'write:blocks', 'read:mutes', 'write:mutes', 'write:follows'],
-  menu: 'Blocks and mutes',
+  scopes: ['read:blocks', 'write:blocks', 'read:mutes', 'write:mutes', 'write:follows', 'read:accounts'],
   Component({ api }) {
     const [domain, setDomain] = useState('')
     const [version, setVersion] = useState(0)
+    const [blocking, setBlocking] = useState('')
+    const [muting, setMuting] = useState('')
+    const changed = () => setVersion((v) => v + 1)
     return (
       <>
         <h2>Blocked accounts</h2>
+        <Form
+          run={async () => api.send('POST', `/api/v1/accounts/${(await lookUp(api, blocking)).id}/block`)}
+          onDone={() => {
+            setBlocking('')
+            changed()
+          }}
+          submit="Block"
+          label="Block an account"
+        >
+          <TextField
+            label="Account to block (user or user@server)"
+            value={blocking}
+            onInput={setBlocking}
+            required
+          />
+        </Form>
         <PagedList<Account>
           {...pages<Account>(api, '/api/v1/blocks')}
+          version={version}
           label="Blocked accounts"
           empty="You block no one."
           item={(a, reload) => (
@@ -34,8 +53,25 @@ export const blocks: Page = {
           )}
         />
         <h2>Muted accounts</h2>
+        <Form
+          run={async () => api.send('POST', `/api/v1/accounts/${(await lookUp(api, muting)).id}/mute`)}
+          onDone={() => {
+            setMuting('')
+            changed()
+          }}
+          submit="Mute"
+          label="Mute an account"
+        >
+          <TextField
+            label="Account to mute (user or user@server)"
+            value={muting}
+            onInput={setMuting}
+            required
+          />
+        </Form>
         <PagedList<Account>
           {...pages<Account>(api, '/api/v1/mutes')}
+          version={version}
           label="Muted accounts"
           empty="You mute no one."
           item={(a, reload) => (
@@ -56,7 +92,7 @@ export const blocks: Page = {
           run={() => api.send('POST', '/api/v1/domain_blocks', { domain })}
           onDone={() => {
             setDomain('')
-            setVersion((v) => v + 1)
+            changed()
           }}
           submit="Block domain"
           label="Block a domain"

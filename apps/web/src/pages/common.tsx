@@ -28,3 +28,7 @@ export const pages = <T,>(api: Api, path: string, query?: Record<string, string 
   first: () => api.page<T>(path, { limit: PAGE_SIZE, ...query }),
   more: (url: string) => api.page<T>(url),
 })
+
+/** The account of a handle (`user` or `user@server`, an `@` before it or not) that this server knows. */
+export const lookUp = (api: Api, handle: string) =>
+  api.get<Account>('/api/v1/accounts/lookup', { acct: handle.trim().replace(/^@/, '') })

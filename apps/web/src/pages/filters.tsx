@@ -26,7 +26,6 @@ export const filters: Page = {
   title: 'Filters',
   area: 'settings',
   scopes: ['read:filters', 'write:filters'],
-  menu: 'Filters',
   Component({ api }) {
     const list = useLoad(() => api.get<Filter[]>('/api/v2/filters'))
     return (

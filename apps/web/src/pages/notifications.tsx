@@ -36,7 +36,6 @@ export const notifications: Page = {
   title: 'Notifications',
   area: 'settings',
   scopes: ['read:notifications', 'write:notifications'],
-  menu: 'Notifications',
   Component({ api }) {
     const [version, setVersion] = useState(0)
     const loaded = useLoad(() => api.get<Policy>('/api/v2/notifications/policy'), [version])

@@ -31,7 +31,6 @@ export const preferences: Page = {
   title: 'Preferences',
   area: 'settings',
   scopes: ['read:accounts', 'write:accounts'],
-  menu: 'Preferences',
   Component({ api }) {
     const loaded = useLoad(() => api.get<Preferences>('/api/v1/preferences'))
     if (loaded.loading && !loaded.data) return <Loading />

@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks'
+import type { FocalImage } from '../focal-image'
+import { croppedFile, FocalImageField } from '../focal-image'
 import { Check, ErrorText, Form, Loading, TextField, useLoad } from '../ui'
 import type { Page } from './types'
 
@@ -20,41 +22,14 @@ interface Credential {
 
 const MAX_FIELDS = 4
 
-function ImagePicker(props: {
-  label: string
-  current: string
-  onPick: (f: File | undefined) => void
-  id: string
-}) {
-  const [preview, setPreview] = useState<string>()
-  return (
-    <div class="field image-field">
-      <label for={props.id}>{props.label}</label>
-      <img
-        class={props.id === 'avatar' ? 'avatar-preview' : 'header-preview'}
-        src={preview ?? props.current}
-        alt={`Your ${props.label.toLowerCase()}`}
-      />
-      <input
-        id={props.id}
-        type="file"
-        accept="image/png,image/jpeg,image/gif,image/webp"
-        onChange={(e) => {
-          const file = (e.target as HTMLInputElement).files?.[0]
-          setPreview(file ? URL.createObjectURL(file) : undefined)
-          props.onPick(file)
-        }}
-      />
-    </div>
-  )
-}
-
-/** The profile (Mastodon's PATCH /api/v1/accounts/update_credentials, as a multipart form for the images). */
+/**
+ * The profile (Mastodon's PATCH /api/v1/accounts/update_credentials, as a multipart form for the images, which are
+ * cropped around their focal point here and uploaded with their progress shown).
+ */
 export const profile: Page = {
   title: 'Profile',
   area: 'settings',
   scopes: ['read:accounts', 'write:accounts'],
-  menu: 'Profile',
   Component({ api }) {
     const loaded = useLoad(() => api.get<Credential>('/api/v1/accounts/verify_credentials'))
     if (loaded.loading && !loaded.data) return <Loading />
@@ -62,13 +37,18 @@ export const profile: Page = {
     return (
       <ProfileForm
         me={loaded.data}
-        save={(form) => api.send<Credential>('PATCH', '/api/v1/accounts/update_credentials', form)}
+        save={(form, onProgress) =>
+          api.upload<Credential>('PATCH', '/api/v1/accounts/update_credentials', form, onProgress)
+        }
       />
     )
   },
 }
 
-function ProfileForm(props: { me: Credential; save: (form: FormData) => Promise<Credential> }) {
+function ProfileForm(props: {
+  me: Credential
+  save: (form: FormData, onProgress: (sent: number) => void) => Promise<Credential>
+}) {
   const { me } = props
   const [name, setName] = useState(me.display_name)
   const [note, setNote] = useState(me.source.note)
@@ -80,11 +60,16 @@ function ProfileForm(props: { me: Credential; save: (form: FormData) => Promise<
   const [discoverable, setDiscoverable] = useState(Boolean(me.discoverable))
   const [indexable, setIndexable] = useState(Boolean(me.source.indexable))
   const [hide, setHide] = useState(Boolean(me.source.hide_collections ?? me.hide_collections))
-  const [avatar, setAvatar] = useState<File>()
-  const [header, setHeader] = useState<File>()
+  const [avatar, setAvatar] = useState<FocalImage>()
+  const [header, setHeader] = useState<FocalImage>()
+  /** The stored images, shown until new ones are chosen (and after they are saved). */
+  const [stored, setStored] = useState({ avatar: me.avatar, header: me.header })
+  const [imageError, setImageError] = useState<string>()
+  /** How much of the form has gone up, while it goes (undefined otherwise). */
+  const [sent, setSent] = useState<number>()
   const setField = (i: number, part: 'name' | 'value', v: string) =>
     setFields((all) => all.map((f, j) => (j === i ? { ...f, [part]: v } : f)))
-  const save = () => {
+  const save = async () => {
     const form = new FormData()
     form.set('display_name', name)
     form.set('note', note)
@@ -97,22 +82,47 @@ function ProfileForm(props: { me: Credential; save: (form: FormData) => Promise<
     form.set('discoverable', String(discoverable))
     form.set('indexable', String(indexable))
     form.set('hide_collections', String(hide))
-    if (avatar) form.set('avatar', avatar)
-    if (header) form.set('header', header)
-    return props.save(form)
+    if (avatar) form.set('avatar', await croppedFile(avatar, 'avatar'))
+    if (header) form.set('header', await croppedFile(header, 'header'))
+    setSent(0)
+    try {
+      return await props.save(form, setSent)
+    } finally {
+      setSent(undefined)
+    }
   }
   return (
     <Form
       run={save}
+      onDone={(saved) => {
+        setStored({ avatar: saved.avatar, header: saved.header })
+        setAvatar(undefined)
+        setHeader(undefined)
+      }}
       submit="Save profile"
-      busy="Saving (uploading images)…"
+      busy={avatar || header ? 'Uploading images…' : 'Saving…'}
       done="Profile saved."
       label="Profile"
     >
       <TextField label="Display name" value={name} onInput={setName} maxLength={30} />
       <TextField label="Bio" value={note} onInput={setNote} multiline />
-      <ImagePicker id="avatar" label="Avatar" current={me.avatar} onPick={setAvatar} />
-      <ImagePicker id="header" label="Header" current={me.header} onPick={setHeader} />
+      <FocalImageField
+        shape="avatar"
+        label="Avatar"
+        current={stored.avatar}
+        value={avatar}
+        onChange={setAvatar}
+        onError={setImageError}
+      />
+      <FocalImageField
+        shape="header"
+        label="Header"
+        current={stored.header}
+        value={header}
+        onChange={setHeader}
+        onError={setImageError}
+      />
+      <ErrorText error={imageError} />
       <fieldset>
         <legend>Profile fields</legend>
         {fields.map((f, i) => (
@@ -138,6 +148,15 @@ function ProfileForm(props: { me: Credential; save: (form: FormData) => Promise<
         />
         <Check label="Hide whom I follow and who follows me" checked={hide} onChange={setHide} />
       </fieldset>
+      {sent !== undefined ? (
+        <p class="upload">
+          <label for="upload-progress">Sent to the server</label>{' '}
+          <progress id="upload-progress" value={sent} max={1}>
+            {Math.round(sent * 100)}%
+          </progress>{' '}
+          <span aria-live="polite">{Math.round(sent * 100)}%</span>
+        </p>
+      ) : null}
     </Form>
   )
 }

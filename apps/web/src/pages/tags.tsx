@@ -20,7 +20,6 @@ export const tags: Page = {
   title: 'Hashtags',
   area: 'settings',
   scopes: ['read:follows', 'write:follows', 'read:accounts', 'write:accounts'],
-  menu: 'Hashtags',
   Component({ api }) {
     const [follow, setFollow] = useState('')
     const [feature, setFeature] = useState('')

@@ -34,7 +34,10 @@ export interface Page {
   scopes?: string[]
   /** Admin pages: the Mastodon permission bit (PERMISSIONS) a role needs to see the page in the menu. */
   permission?: number
-  /** Shown in the area's menu (pages with a parameter are reached from their list instead). */
+  /**
+   * Admin pages: shown in the menu under this label (pages with a parameter are reached from their list instead).
+   * The settings menu is SETTINGS_MENU (packages/routes/src/web.ts), shared with the sign-in server's pages.
+   */
   menu?: string
   Component: FunctionComponent<PageProps>
 }

@@ -53,3 +53,11 @@ export const emailChangeParams = z.object({
   current_password: string('The current password'),
   csrf_token: csrf,
 })
+
+/** POST /settings/password */
+export const settingsPasswordParams = z.object({
+  current_password: string('The current password'),
+  password: string('The new password (8 to 72 characters)'),
+  password_confirmation: string('The new password again'),
+  csrf_token: csrf,
+})
