@@ -205,13 +205,15 @@ async function main() {
           log(`capacity probe, one mention: ${probe.postsPerSecond} posts/s`)
         }
       }
+      const rate = capacity
+        ? Math.max(1, Math.round(capacity.postsPerSecond / 2))
+        : Number(process.env.BENCH_LATENCY_RATE)
       const r = await latencyScenario(stack, fixtures, sink, {
         authors,
         targets,
-        rate: capacity
-          ? Math.max(1, Math.round(capacity.postsPerSecond / 2))
-          : Number(process.env.BENCH_LATENCY_RATE),
-        seconds: Math.max(5, seconds * 2),
+        rate,
+        // Long enough for a p99 of some 1,000 posts where the capacity is low (a minute at most).
+        seconds: Math.max(5, seconds * 2, Math.min(60, Math.ceil(1000 / rate))),
       })
       results.latency = { ...r, capacity }
       log(
