@@ -1,20 +1,21 @@
 import { writeFileSync } from 'node:fs'
 import { launchChromium } from '@roost/testing'
-import { evaluateTargets } from './targets'
+import type { Target } from './targets'
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 /**
- * The results as a chart: one bar per target of issue #14, its length the measured figure relative to the target
- * (the line at 1 is the target), green when met and red when not, the figure written beside it. Drawn as SVG and
- * rendered to PNG with the Chromium the browser tests use (playwright-core); the SVG is written next to it.
+ * The results as a chart: one bar per target (bench/targets.ts: issue #38's, and two of issue #14's), its length
+ * the measured figure relative to the target (the line at 1 is the target), green when met and red when not, the
+ * figure written beside it with the committed run's ("today"). Drawn as SVG and rendered to PNG with the Chromium
+ * the browser tests use (playwright-core); the SVG is written next to it.
  */
-export async function renderChart(results: Record<string, unknown>, file: string) {
-  const targets = evaluateTargets(results).filter((t) => t.measured !== undefined)
-  const width = 1100
+export async function renderChart(results: Record<string, unknown>, file: string, targets: Target[]) {
+  targets = targets.filter((t) => t.measured !== undefined)
+  const width = 1250
   const rowHeight = 44
   const top = 70
-  const left = 440
+  const left = 520
   const barMax = 400
   const height = top + targets.length * rowHeight + 50
   const scale = (t: (typeof targets)[number]) => {
@@ -27,7 +28,8 @@ export async function renderChart(results: Record<string, unknown>, file: string
       const y = top + i * rowHeight
       const w = Math.max(2, (scale(t) / 2) * barMax)
       const colour = t.met ? '#2e8b57' : '#c0392b'
-      const figure = `${t.measured}${t.unit} (target ${t.kind === 'max' ? '≤' : '≥'} ${t.target}${t.unit})`
+      const today = t.today === undefined ? '' : `; today ${t.today}${t.unit}`
+      const figure = `${t.measured}${t.unit} (target ${t.kind === 'max' ? '≤' : '≥'} ${t.target}${t.unit}${today})`
       return `<text x="${left - 12}" y="${y + 22}" text-anchor="end" font-size="14">${escape(t.name)}</text>
 <rect x="${left}" y="${y + 8}" width="${w}" height="22" fill="${colour}" rx="3"/>
 <text x="${left + Math.min(w, barMax) + 8}" y="${y + 24}" font-size="13" fill="#333">${escape(figure)}</text>`

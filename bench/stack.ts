@@ -11,7 +11,7 @@ const ROOT = path.resolve(__dirname, '..')
 
 /**
  * The bench's ports (48xx, or from BENCH_PORT_BASE so that two benches can run at once): the stack's six
- * processes, its own Postgres and Redis, and the streaming scenario's baseline server.
+ * processes and the gateway's metrics port, its own Postgres and Redis, and the streaming scenario's baseline server.
  */
 const base = Number(process.env.BENCH_PORT_BASE ?? 4800)
 export const PORTS = {
@@ -21,6 +21,7 @@ export const PORTS = {
   pushWorker: base + 3,
   accountsWorker: base + 4,
   streaming: base + 5,
+  gatewayMetrics: base + 6,
   postgres: base + 10,
   redis: base + 11,
   streamingBaseline: base + 15,
@@ -68,6 +69,7 @@ export async function startBenchStack(options: BenchStackOptions = {}) {
     PUSH_WORKER_PORT: String(PORTS.pushWorker),
     ACCOUNTS_WORKER_PORT: String(PORTS.accountsWorker),
     STREAMING_PORT: String(PORTS.streaming),
+    GATEWAY_METRICS_PORT: String(PORTS.gatewayMetrics),
     PUBLIC_URL: `http://127.0.0.1:${PORTS.gateway}`,
     NODE_ENV: 'production',
     // The bench makes its users in the database; with no SMTP server, production would refuse to start otherwise.

@@ -20,11 +20,12 @@ declare module 'ioredis' {
 }
 
 /**
- * Who is sending a push right now (docs/security.md, "Push delivery: nothing lost, nothing twice"). Two jobs may
- * hold the same push at once (a notification event published twice, a retry job and a replayed fan-out): the one
- * that claims it sends, the other lets it be. A holder that dies keeps its claim until BullMQ runs its job again
- * (the same holder: it takes its claim back) or the claim runs out; a holder that is done lets it go. So a claim
- * never stops a push for good: the acknowledgements in Postgres decide what was sent, the claim only who sends now.
+ * Who is sending a push, or has just sent it (docs/security.md, "Push delivery: nothing lost, nothing twice"). Two
+ * jobs may hold the same push at once (a notification event published twice, a retry job and a replayed fan-out):
+ * the one that claims it sends, the other lets it be. A holder that dies keeps its claim until BullMQ runs its job
+ * again (the same holder: it takes its claim back) or the claim runs out; a holder whose push failed lets it go (for
+ * the retry), one whose push was sent and recorded keeps it until it runs out. So a claim never stops a push for
+ * good: the acknowledgements in Postgres decide what was sent, the claim only who sends now.
  */
 export function createPushClaims(redis: Redis, redisPrefix: string, ttlMs: number) {
   redis.defineCommand('pushClaimTake', { numberOfKeys: 1, lua: TAKE })

@@ -11,8 +11,9 @@ import { isStale } from './pushes'
 
 /**
  * The `notifications` queue's processor: a notification's pushes, or those of several notifications
- * (`notifications.created`: one activity's, or those the outbox published together), their subscriptions read in
- * one statement (docs/security.md, "Push delivery: nothing lost, nothing twice"): the first attempt of each is
+ * (`notifications.created`: one activity's, or those the outbox published together), their subscriptions and which
+ * of them are acknowledged read in one statement (docs/security.md, "Push delivery: nothing lost, nothing twice"):
+ * the first attempt of each is
  * made here, with the subscriptions just read, and only one that must be tried again becomes a `push-deliveries`
  * job (its id deterministic, delayed as the backoff says). A fan-out that dies half-way is run again by BullMQ and
  * finds what it had sent in the acknowledgements, so a crash at any instruction loses nothing (issue #9, finding 3).
@@ -41,17 +42,13 @@ export function fanOutProcessor(d: {
       if (fresh.length < events.length)
         pusher.outcomes.inc({ outcome: 'stale' }, events.length - fresh.length)
       const pushes: Push[] = []
-      const subscriptions = await subscriptionsOf(db, [
-        ...new Set(fresh.map((event) => event.recipientUserId)),
-      ])
+      const { subscriptions, acknowledged } = await subscriptionsOf(db, fresh)
       for (const event of fresh)
         for (const subscription of subscriptions)
-          if (String(subscription.user_id) === event.recipientUserId && isPushable(subscription, event))
-            pushes.push({
-              subscription,
-              event,
-              deliveryId: deliveryJobId(event.notificationId, String(subscription.id)),
-            })
+          if (String(subscription.user_id) === event.recipientUserId && isPushable(subscription, event)) {
+            const deliveryId = deliveryJobId(event.notificationId, String(subscription.id))
+            pushes.push({ subscription, event, deliveryId, acknowledged: acknowledged.has(deliveryId) })
+          }
       const retries: (Push & { err: RetryablePushError })[] = []
       let failure: PromiseRejectedResult | undefined
       // Every push settles before the job does: one that failed for another reason than the push service

@@ -7,18 +7,22 @@ import { PrivateAddressError } from '@roost/service'
 import { isAuthSecret, isP256PublicKey } from '../subscriptions/keys'
 import { deleteById, isPushable } from '../subscriptions/store'
 import type { SubscriptionRow } from '../subscriptions/store'
-import { acknowledgedAmong, createAcknowledger } from './acknowledgements'
+import { createAcknowledger } from './acknowledgements'
 import type { createPushClaims } from './claims'
 import { parseRetryAfter, RetryablePushError } from './job'
 import { pushPayload } from './payload'
 import type { PushSender } from './sender'
 import { PUSH_TTL_SECONDS } from './sender'
 
-/** A push to make: `subscription` undefined when a retry finds it gone. */
+/**
+ * A push to make: `subscription` undefined when a retry finds it gone; `acknowledged` whether its delivery was
+ * recorded when the job read its subscription (read before the claim: `pushAll`).
+ */
 export interface Push {
   subscription: SubscriptionRow | undefined
   event: NotificationCreated
   deliveryId: string
+  acknowledged: boolean
 }
 
 /**
@@ -62,9 +66,11 @@ export function createPusher(d: {
   /**
    * Pushes of `event` to `subscription` (re-read by a retry: it may have gone or changed since), each once ever per
    * `deliveryId`: a delivery the push service has accepted is recorded in Postgres before the job that made it
-   * completes, and one already recorded is not sent again; `holder` (the job) claims each while sending
-   * (delivery/claims.ts). The claims are taken in one Redis round trip and the records read in one statement, in
-   * that order: a push is checked only once it is ours. Each push's outcome, in order: a push service's failure
+   * completes, and one already recorded (`acknowledged`, read with the subscriptions) is not sent again; `holder`
+   * (the job) claims the others in one Redis round trip (delivery/claims.ts) and sends those it got. A claim is let
+   * go only when its push failed (for the retry job, or the job's next run); the claim of a push sent and recorded,
+   * or ended for good, stays until it lapses, so a record that lands between another job's read and its claim
+   * always finds that claim still held (docs/security.md). Each push's outcome, in order: a push service's failure
    * worth retrying is a RetryablePushError; one that will never succeed an UnrecoverableError; anything else
    * (Postgres down) fails the job, to be run again.
    */
@@ -74,9 +80,10 @@ export function createPusher(d: {
       value: undefined,
     }))
     const sendable: number[] = []
-    for (const [i, { subscription, event }] of pushes.entries()) {
+    for (const [i, { subscription, event, acknowledged }] of pushes.entries()) {
       if (!subscription || !isPushable(subscription, event) || !ownedByRecipient(subscription, event))
         outcomes.inc({ outcome: 'skipped' })
+      else if (acknowledged) outcomes.inc({ outcome: 'already_sent' })
       else if (!isP256PublicKey(subscription.key_p256dh) || !isAuthSecret(subscription.key_auth)) {
         try {
           await deleteById(db, String(subscription.id))
@@ -86,7 +93,7 @@ export function createPusher(d: {
         }
       } else sendable.push(i)
     }
-    // Another job sending a push right now (the same event published twice) keeps it: it is that job's.
+    // Another job sending a push right now, or that has just sent it (the same event published twice), keeps it.
     const taken = await claims.takeAll(
       sendable.map((i) => pushes[i]!.deliveryId),
       holder,
@@ -94,20 +101,14 @@ export function createPusher(d: {
     const ours = sendable.filter((_, k) => taken[k])
     if (ours.length < sendable.length)
       outcomes.inc({ outcome: 'claimed_elsewhere' }, sendable.length - ours.length)
-    const ids = ours.map((i) => pushes[i]!.deliveryId)
-    try {
-      const sent = await acknowledgedAmong(db, ids)
-      const settled = await Promise.allSettled(
-        ours.map(async (i) => {
-          const { subscription, event, deliveryId } = pushes[i]!
-          if (sent.has(deliveryId)) outcomes.inc({ outcome: 'already_sent' })
-          else await sendOnce(subscription!, event, deliveryId)
-        }),
-      )
-      ours.forEach((i, k) => (results[i] = settled[k]!))
-    } finally {
-      await claims.releaseAll(ids, holder)
-    }
+    const settled = await Promise.allSettled(
+      ours.map((i) => sendOnce(pushes[i]!.subscription!, pushes[i]!.event, pushes[i]!.deliveryId)),
+    )
+    ours.forEach((i, k) => (results[i] = settled[k]!))
+    await claims.releaseAll(
+      ours.filter((_, k) => settled[k]!.status === 'rejected').map((i) => pushes[i]!.deliveryId),
+      holder,
+    )
     return results
   }
 

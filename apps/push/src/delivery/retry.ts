@@ -2,6 +2,7 @@ import type { MinimalJob } from 'bullmq'
 import type { Knex } from '@roost/db'
 import { processor } from '@roost/events'
 import { findById } from '../subscriptions/store'
+import { acknowledgedAmong } from './acknowledgements'
 import { deliveryJob, RetryablePushError } from './job'
 import type { Pusher } from './pushes'
 import { isStale } from './pushes'
@@ -17,13 +18,21 @@ export const pushBackoff =
       err instanceof RetryablePushError ? err.retryAfterMs : 0,
     )
 
-/** The `push-deliveries` queue's processor: a push tried again, its subscription read afresh. */
+/**
+ * The `push-deliveries` queue's processor: a push tried again, its subscription read afresh, and whether it is
+ * acknowledged already (both at once: two statements, one wait).
+ */
 export const retriesProcessor = (db: Knex, pusher: Pusher, concurrency: number) =>
   processor({
     schema: deliveryJob,
     async process({ subscriptionId, event }, job) {
       if (isStale(event)) return pusher.outcomes.inc({ outcome: 'stale' })
-      const pushes = [{ subscription: await findById(db, subscriptionId), event, deliveryId: String(job.id) }]
+      const deliveryId = String(job.id)
+      const [subscription, acknowledged] = await Promise.all([
+        findById(db, subscriptionId),
+        acknowledgedAmong(db, [deliveryId]),
+      ])
+      const pushes = [{ subscription, event, deliveryId, acknowledged: acknowledged.has(deliveryId) }]
       const [outcome] = await pusher.pushAll(pushes, `retry ${job.id}`)
       if (outcome!.status === 'rejected') throw outcome!.reason
     },

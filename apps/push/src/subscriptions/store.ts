@@ -110,9 +110,36 @@ export const deleteByUser = (db: Knex, userId: string) =>
   db('subscriptions').where('user_id', userId).delete()
 export const deleteById = (db: Knex, id: string) => db('subscriptions').where('id', id).delete()
 
-/** The users' subscriptions (whether a notification is pushed to one is `isPushable`'s to say). */
-export const subscriptionsOf = async (db: Knex, userIds: string[]) =>
-  (await db('subscriptions').whereIn('user_id', userIds)) as SubscriptionRow[]
+/**
+ * The subscriptions of the notifications' recipients (whether a notification is pushed to one is `isPushable`'s to
+ * say), and which of their deliveries (`<notification>-<subscription>`, delivery/job.ts) are acknowledged already,
+ * in one statement: the fan-out's one read before it claims what is left to send (docs/security.md, "Push delivery:
+ * nothing lost, nothing twice").
+ */
+export async function subscriptionsOf(
+  db: Knex,
+  notifications: { notificationId: string; recipientUserId: string }[],
+): Promise<{ subscriptions: SubscriptionRow[]; acknowledged: Set<string> }> {
+  if (!notifications.length) return { subscriptions: [], acknowledged: new Set() }
+  const { rows } = (await db.raw(
+    `SELECT s.*, ARRAY(
+       SELECT a.delivery_id FROM unnest(?::text[], ?::bigint[]) AS n(id, user_id)
+       JOIN acknowledged_pushes a ON a.delivery_id = n.id || '-' || s.id
+       WHERE n.user_id = s.user_id) AS acknowledged
+     FROM subscriptions s WHERE s.user_id = ANY(?::bigint[])`,
+    [
+      notifications.map((n) => n.notificationId),
+      notifications.map((n) => n.recipientUserId),
+      [...new Set(notifications.map((n) => n.recipientUserId))],
+    ],
+  )) as { rows: (SubscriptionRow & { acknowledged: string[] })[] }
+  const acknowledged = new Set<string>()
+  const subscriptions = rows.map(({ acknowledged: ids, ...subscription }) => {
+    for (const id of ids) acknowledged.add(id)
+    return subscription
+  })
+  return { subscriptions, acknowledged }
+}
 
 /** Mastodon's `pushable?`: the alert for the type is on and the policy admits the sender. */
 export function isPushable(
