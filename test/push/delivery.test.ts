@@ -277,15 +277,15 @@ describe('account events', () => {
 })
 
 describe('account events from accounts', () => {
-  it.each(['account.suspended', 'user.deleted'] as const)(
+  it.each(['account.suspended', 'user.deleted', 'push_subscriptions.revoked'] as const)(
     '%s deletes every subscription of the user',
     async (kind) => {
       const user = await subscribedUser(stack, receiver)
       const other = await subscribedUser(stack, receiver)
       await events.accountEvent(
-        kind === 'user.deleted'
-          ? { event: kind, userId: user.userId }
-          : { event: kind, userId: user.userId, accountId: user.accountId },
+        kind === 'account.suspended'
+          ? { event: kind, userId: user.userId, accountId: user.accountId }
+          : { event: kind, userId: user.userId },
         `test-${kind}-${user.userId}`,
       )
       await stack.drain()

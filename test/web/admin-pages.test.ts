@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { ROUTES, WEB_PAGES } from '@roost/routes'
-import { launchChromium } from '@roost/testing'
+import { createSubscriberKeys, launchChromium } from '@roost/testing'
 import { recordFailure } from '../../apps/accounts/src/federation/transport/delivery-failures'
 import { ADMIN_ROUTES } from '../admin/admin-routes'
 import { bearer, startStack } from '../stack'
@@ -13,9 +13,9 @@ import type { Stack } from '../stack'
  * Chromium as a member of staff uses them, through the gateway with its rate limits and CSP on, each change checked
  * through the API: an announcement published, a rule added and edited, e-mail blocks, a server allowed in limited
  * federation, a role edited and deleted, an IP rule, the known servers, moderation notes on an account and a
- * report, trends paged by their Link header, the dashboard's days. Every API call the pages make is recorded: each
- * admin one must be an admin route of the table with a permission, which test/admin/permissions.test.ts checks
- * per permission. (The sign-up, settings and report flows are test/web/web-app-browser.test.ts.)
+ * report, an account unsubscribed from push, trends paged by their Link header, the dashboard's days. Every API
+ * call the pages make is recorded: each admin one must be an admin route of the table with a permission, which
+ * test/admin/permissions.test.ts checks per permission. (The sign-up, settings and report flows are test/web/web-app-browser.test.ts.)
  */
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 
@@ -314,6 +314,36 @@ describe('the admin pages in a browser', () => {
       'Asked the reporter for examples.',
     ])
     await open(`/admin/reports/${filed.body.id}`, 'Report')
+  }, 60_000)
+
+  it('unsubscribes an account from push after a confirmation', async () => {
+    const phone = await stack.createUser({ username: 'lost_phone' })
+    const pushToken = await stack.userToken('push', phone)
+    const subscription = () => stack.api().get('/api/v1/push/subscription').set(bearer(pushToken))
+    const keys = createSubscriberKeys()
+    await stack
+      .api()
+      .post('/api/v1/push/subscription')
+      .set(bearer(pushToken))
+      .send({
+        subscription: {
+          endpoint: 'https://push.example/device-lost',
+          keys: { p256dh: keys.p256dh, auth: keys.auth },
+        },
+        data: { alerts: { mention: true } },
+      })
+      .expect(200)
+    await open(`/admin/accounts/${phone.accountId}`, 'Account')
+    await page.getByRole('button', { name: 'Unsubscribe from push…' }).click()
+    const confirm = page.getByRole('group', { name: 'Unsubscribe from push' })
+    // Cancelling changes nothing.
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await subscription().expect(200)
+    await page.getByRole('button', { name: 'Unsubscribe from push…' }).click()
+    await confirm.getByRole('button', { name: 'Yes, unsubscribe from push' }).click()
+    await page.getByText('@lost_phone is unsubscribed from push').waitFor()
+    await stack.drain()
+    await subscription().expect(404)
   }, 60_000)
 
   it('pages through the trending hashtags by their Link header', async () => {

@@ -80,6 +80,7 @@ import {
   rejectAccount,
   showAdminAccount,
   unsensitiveAccount,
+  unsubscribePush,
   unsilenceAccount,
   unsuspend,
 } from './api/v1/admin/accounts'
@@ -434,6 +435,7 @@ export function accountsRoutes(api: ServiceRoutes, ctx: AccountsContext) {
   api.post('/api/v1/admin/accounts/:id/enable', on(enableAccount))
   api.post('/api/v1/admin/accounts/:id/unsilence', on(unsilenceAccount))
   api.post('/api/v1/admin/accounts/:id/unsensitive', on(unsensitiveAccount))
+  api.post('/api/v1/admin/accounts/:id/unsubscribe_push', on(unsubscribePush))
   api.delete('/api/v1/admin/accounts/:id', on(deleteAdminAccount))
 
   api.get('/api/v1/instance', on(instanceV1))

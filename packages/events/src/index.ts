@@ -216,10 +216,15 @@ export const notificationEvent = z.discriminatedUnion('event', [
 ])
 export type NotificationEvent = z.infer<typeof notificationEvent>
 
+/**
+ * What the push worker hears of accounts (queue `account-events`): each ends push subscriptions, a revoked token's or
+ * every one of a user. `push_subscriptions.revoked` is a moderator's "unsubscribe from push" (docs/moderation.md).
+ */
 export const accountEvent = z.discriminatedUnion('event', [
   event('token.revoked', { tokenId: id, userId: id.optional() }),
   event('account.suspended', { userId: id, accountId: id }),
   event('user.deleted', { userId: id }),
+  event('push_subscriptions.revoked', { userId: id }),
 ])
 export type AccountEvent = z.infer<typeof accountEvent>
 

@@ -447,6 +447,13 @@ export const ROUTES: readonly Route[] = [
   admin('POST', '/api/v1/admin/accounts/:id/unsilence', ['admin:write:accounts'], 'manage_users'),
   admin('POST', '/api/v1/admin/accounts/:id/unsuspend', ['admin:write:accounts'], 'manage_users'),
   admin('POST', '/api/v1/admin/accounts/:id/unsensitive', ['admin:write:accounts'], 'manage_users'),
+  // A Roost addition among the account actions (docs/moderation.md, "Unsubscribing from push").
+  admin('POST', '/api/v1/admin/accounts/:id/unsubscribe_push', ['admin:write:accounts'], 'manage_users', {
+    description:
+      'A Roost addition: removes every Web Push subscription of a local account, so nothing more is pushed to it ' +
+      'until its user subscribes again. Answers the Admin::Account; 422 for a remote account, which has no ' +
+      'subscriptions here.',
+  }),
   admin('GET', '/api/v1/admin/domain_blocks', ['admin:read:domain_blocks'], 'manage_federation', {
     params: P.pageParams,
   }),

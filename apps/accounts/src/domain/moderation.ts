@@ -35,6 +35,16 @@ export async function suspendAccount(trx: Knex, revocations: RevocationList, acc
   await revokeTokens({ db: trx, revocations }, (q) => q.where('user_id', user.id))
 }
 
+/**
+ * A moderator's "unsubscribe from push" (docs/moderation.md, "Unsubscribing from push"): every push subscription of
+ * the account's user goes, until the user subscribes again. The subscriptions are the push service's, so this
+ * records `push_subscriptions.revoked` and the push worker deletes them once the caller's transaction commits.
+ */
+export async function unsubscribeFromPush(trx: Knex, accountId: string) {
+  const user = await userOf(trx, accountId)
+  if (user) await outbox.add(trx, { event: 'push_subscriptions.revoked', userId: user.id })
+}
+
 export async function unsuspendAccount(trx: Knex, accountId: string) {
   await trx('accounts').where({ id: accountId }).update({ suspended_at: null })
 }

@@ -4,7 +4,7 @@ import { deleteByToken, deleteByUser } from './store'
 
 /**
  * The `account-events` queue's processor: a revoked token's subscription goes, and every subscription of a user
- * suspended or deleted.
+ * suspended, deleted, or unsubscribed from push by a moderator (`push_subscriptions.revoked`).
  */
 export const accountEventsProcessor = (db: Knex, concurrency: number) =>
   processor({

@@ -36,6 +36,51 @@ function RoleForm(props: { api: Api; a: AdminAccount; onDone: () => void }) {
   )
 }
 
+/**
+ * Taking every push subscription of a local account away (Roost's POST /api/v1/admin/accounts/:id/unsubscribe_push;
+ * docs/moderation.md, "Unsubscribing from push"), once the moderator has confirmed it.
+ */
+function UnsubscribePush(props: { api: Api; a: AdminAccount }) {
+  const [confirming, setConfirming] = useState(false)
+  const [done, setDone] = useState(false)
+  const acct = `@${props.a.account.acct}`
+  if (done)
+    return (
+      <p role="status">
+        {acct} is unsubscribed from push: nothing more is pushed to it until its user turns push on again.
+      </p>
+    )
+  if (!confirming)
+    return (
+      <div class="buttons">
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+          Unsubscribe from push…
+        </button>
+      </div>
+    )
+  return (
+    <div class="warning" role="group" aria-label="Unsubscribe from push">
+      <p>
+        Remove every push subscription of {acct}? Its devices get no more notifications until its user turns
+        push on again. Its sessions stay signed in.
+      </p>
+      <div class="buttons">
+        <Action
+          kind="danger"
+          run={() => props.api.send('POST', `/api/v1/admin/accounts/${props.a.id}/unsubscribe_push`)}
+          onDone={() => setDone(true)}
+          busy="Unsubscribing…"
+        >
+          Yes, unsubscribe from push
+        </Action>
+        <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  )
+}
+
 /** One account: what the server knows of it, and the moderation actions. */
 export const account: Page = {
   title: 'Account',
@@ -126,6 +171,7 @@ export const account: Page = {
             </Action>
           ) : null}
         </div>
+        {!a.domain ? <UnsubscribePush api={api} a={a} /> : null}
         {can(me, PERMISSIONS.manage_roles) && !a.domain ? (
           <>
             <h3>Role</h3>

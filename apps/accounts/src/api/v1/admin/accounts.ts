@@ -17,6 +17,7 @@ import {
   rejectUser,
   silenceAccount,
   suspendAccount,
+  unsubscribeFromPush,
   unsuspendAccount,
 } from '../../../domain/moderation'
 import { publishLoginState } from '../../../users/login-state'
@@ -337,6 +338,24 @@ export const unsensitiveAccount = undoAction(
   () => true,
   (trx, id) => trx('accounts').where({ id }).update({ sensitized_at: null }),
 )
+
+/**
+ * POST /api/v1/admin/accounts/:id/unsubscribe_push — a Roost addition: every push subscription of a local account
+ * goes (docs/moderation.md, "Unsubscribing from push"). A remote account has none here: 422.
+ */
+export async function unsubscribePush(ctx: AccountsContext, req: Request, res: Response) {
+  const staff = await requirePermission(ctx, req)
+  const accountId = parseId(req.params.id)
+  const account = accountId ? await ctx.db('accounts').where({ id: accountId }).first('domain') : undefined
+  if (!account) throw recordNotFound()
+  if (account.domain) throw unprocessable('A remote account has no push subscriptions on this server')
+  const row = await findAdminAccount(ctx, accountId)
+  await ctx.db.transaction(async (trx) => {
+    await unsubscribeFromPush(trx, row.id)
+    await logAccountAction(trx, staff.account.id, 'unsubscribe_push', row)
+  })
+  res.json(renderAdminAccount(row, ctx))
+}
 
 /**
  * DELETE /api/v1/admin/accounts/:id — Mastodon's: the data of a suspended account is deleted for good (the
