@@ -312,6 +312,7 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
       tags: tags.map((t) => t.name),
       hasPoll: !!s.poll,
       isReply: !!replyTo,
+      hasQuote: !!quoted,
     },
   }
 }
