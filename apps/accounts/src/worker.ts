@@ -215,6 +215,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       clearInterval(sweeper)
       await relay.stop()
       await workers.close()
+      await outboxPublisher.close()
       federation.close()
       files.close?.()
       mailer.close()

@@ -34,7 +34,10 @@ export async function add(trx: Knex, ...events: OutboxEvent[]) {
 
 /** Publishes outbox rows and marks them published (`createOutboxPublisher` in relay.ts). */
 export interface OutboxPublisher {
-  /** Never fails: rows it could not publish are the relay's after DIRECT_GRACE_MS. */
+  /**
+   * Resolves once the rows are published; never fails: rows it could not publish are the relay's after
+   * DIRECT_GRACE_MS. A caller need not wait: the rows are committed.
+   */
   publish(rows: OutboxRow[]): Promise<void>
 }
 
@@ -56,6 +59,7 @@ export async function publishingTransaction<T>(
     written.set(trx, rows)
     return work(trx)
   })
-  if (rows.length) await publisher.publish(rows)
+  // Not awaited: the rows are committed, and a publication may wait for company (createOutboxPublisher).
+  if (rows.length) void publisher.publish(rows)
   return result
 }

@@ -170,10 +170,17 @@ export function createOutboxRelay(options: {
 export type OutboxRelay = ReturnType<typeof createOutboxRelay>
 
 /**
+ * A writer's publications start at most this often: rows that come meanwhile wait and go out together. A push
+ * fan-out job costs the push worker mostly per job, so under load the notifications of several activities must
+ * share one (`mergeNotifications`), as they shared a relay batch; an idle publisher publishes at once.
+ */
+const PUBLISH_EVERY_MS = 20
+
+/**
  * Publishes the outbox rows of this process's own just-committed transactions (`publishingTransaction`,
  * docs/activities.md, "Published by their writer"), then marks them published. Rows that come while a
- * publication is in flight go out together in the next one, so under load the notifications of several
- * activities still make one push fan-out job (`mergeNotifications`), as in a relay batch. The mark commits
+ * publication is in flight, or within PUBLISH_EVERY_MS of the last one's start, go out together in the next one,
+ * so under load the notifications of several activities make one push fan-out job (`mergeNotifications`). The mark commits
  * without waiting for its WAL flush: a mark lost to a crash only publishes its rows again under the same job ids,
  * as a crash between publishing and marking always could. A failure to publish or mark is logged, not thrown:
  * the rows stay unpublished and the relay takes them after DIRECT_GRACE_MS.
@@ -183,13 +190,17 @@ export function createOutboxPublisher(options: {
   producers: Producers
   logger: Logger
   onPublished?: (count: number) => void
-}): OutboxPublisher {
+}): OutboxPublisher & { close(): Promise<void> } {
   const { db, producers, logger } = options
   let waiting: { rows: OutboxRow[]; done: () => void }[] = []
   let publishing = false
+  let startedAt = 0
   async function publishWaiting() {
     publishing = true
     while (waiting.length) {
+      const wait = startedAt + PUBLISH_EVERY_MS - Date.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      startedAt = Date.now()
       const batch = waiting
       waiting = []
       const rows = batch.flatMap((w) => w.rows).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
@@ -208,11 +219,16 @@ export function createOutboxPublisher(options: {
     }
     publishing = false
   }
+  let idle = Promise.resolve()
   return {
-    publish: (rows) =>
-      new Promise<void>((done) => {
-        waiting.push({ rows, done })
-        if (!publishing) void publishWaiting()
-      }),
+    publish(rows) {
+      const published = new Promise<void>((done) => waiting.push({ rows, done }))
+      if (!publishing) idle = publishWaiting()
+      return published
+    },
+    /** Resolves once everything handed over so far is published (a graceful stop, before Redis closes). */
+    async close() {
+      await idle
+    },
   }
 }
