@@ -18,7 +18,7 @@ import { createFederation } from './federation/transport/client'
 import { createHostSlots } from './federation/transport/host-slots'
 import { createDeliver } from './federation/transport/delivery-queue'
 import { refreshStaleAccounts } from './federation/refresh'
-import { createOutboxPublisher, createOutboxRelay } from './outbox/relay'
+import { createOutboxRelay } from './outbox/relay'
 import { createStreamingPublisher } from './streaming/publisher'
 import { activitiesProcessor, createConsumers } from './worker/activities'
 import { webhooksProcessor } from './worker/webhooks'
@@ -70,12 +70,6 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     databaseUrl: config.DB_DIRECT_URL ?? config.DATABASE_URL,
     onPublished: (n) => published.inc(n),
   })
-  const outboxPublisher = createOutboxPublisher({
-    db,
-    producers,
-    logger,
-    onPublished: (n) => published.inc(n),
-  })
   const workers = createQueueWorkers({
     process: 'accounts-worker',
     connection,
@@ -109,7 +103,6 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     mediaQueue: media,
     remoteMediaRetryBaseMs: config.REMOTE_MEDIA_RETRY_BASE_MS,
     webhookEvents: () => wantedWebhookEvents(db, redis, config.REDIS_PREFIX),
-    outboxPublisher,
   })
   const concurrency = config.ACCOUNTS_WORKER_CONCURRENCY
   const mailer = createMailer(config, logger)
@@ -215,7 +208,6 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
       clearInterval(sweeper)
       await relay.stop()
       await workers.close()
-      await outboxPublisher.close()
       federation.close()
       files.close?.()
       mailer.close()

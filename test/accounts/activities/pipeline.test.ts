@@ -7,7 +7,6 @@ import { bullPrefix, createProducers, QUEUES } from '@roost/events'
 import { startStack } from '../../stack'
 import type { Stack } from '../../stack'
 import { post, signUp } from '../social/helpers'
-import { DIRECT_GRACE_MS } from '../../../apps/accounts/src/outbox/relay'
 import type { TestUser } from '../social/helpers'
 
 let stack: Stack
@@ -153,38 +152,6 @@ describe('the request writes rows and activities; the worker does the rest', () 
     await stack.drain()
     expect(await notificationsOf(b)).toEqual([])
     expect(await notificationEvents(b)).toHaveLength(0)
-  })
-
-  it('the worker publishes its own notification rows as it commits; the relay takes them only once they are old', async () => {
-    const [a, b] = [await signUp(stack), await signUp(stack)]
-    await post(a, `hi @${b.username}`)
-    await stack.drain()
-    // Written by the notifications consumer and published by it: `direct`, and already published.
-    const [own] = await notificationEvents(b).select('direct', 'published_at')
-    expect(own).toMatchObject({ direct: true, published_at: expect.any(Date) })
-
-    // A worker that committed such a row and died before publishing it: the relay leaves the row to its writer for
-    // DIRECT_GRACE_MS, then publishes it under its own job id.
-    const relay = stack.accountsWorker!.relay
-    const [orphan] = await db()('outbox')
-      .insert({
-        queue: QUEUES.activities,
-        job_name: 'filters.changed',
-        payload: JSON.stringify({ event: 'filters.changed', accountId: b.id }),
-        direct: true,
-      })
-      .returning(['id'])
-    const publishedAt = async () =>
-      (await db()('outbox').where({ id: orphan!.id }).first('published_at')).published_at as Date | null
-    await relay.flush()
-    expect(await publishedAt()).toBeNull()
-    await db()('outbox')
-      .where({ id: orphan!.id })
-      .update({ created_at: db().raw(`now() - make_interval(secs => ?)`, [DIRECT_GRACE_MS / 1000 + 1]) })
-    await relay.flush()
-    expect(await publishedAt()).toEqual(expect.any(Date))
-    expect(await activities.getJob(`outbox-${orphan!.id}`)).toBeTruthy()
-    await stack.drain()
   })
 
   it('a mention of a status deleted before the worker saw it notifies nobody', async () => {

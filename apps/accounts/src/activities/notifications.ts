@@ -10,8 +10,6 @@ import {
 import type { NewNotification } from '../domain/notifications'
 import type { MadeNotification, StreamingPublisher } from '../streaming/publisher'
 import { staffToNotify } from '../domain/reports'
-import { publishingTransaction } from '../outbox/outbox'
-import type { OutboxPublisher } from '../outbox/outbox'
 import type { Consumer } from './consumer'
 
 /**
@@ -21,13 +19,7 @@ import type { Consumer } from './consumer'
  * gone (undone before this ran) nothing is notified, and an undo waits until this commits, so its `…removed`
  * activity always finds the notification to take back.
  */
-export function notificationsConsumer(
-  db: Knex,
-  urls: Urls,
-  streaming?: StreamingPublisher,
-  /** Publishes the `notification(s).created` rows as the transaction commits (docs/activities.md). */
-  publisher?: OutboxPublisher,
-): Consumer {
+export function notificationsConsumer(db: Knex, urls: Urls, streaming?: StreamingPublisher): Consumer {
   /**
    * The notifications each open transaction made, and the conversations it changed, streamed to their recipients
    * once it has committed.
@@ -47,7 +39,7 @@ export function notificationsConsumer(
   const whileExists = async <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) => {
     const notifications: MadeNotification[] = []
     const conversations: string[] = []
-    await publishingTransaction(db, publisher, async (trx) => {
+    await db.transaction(async (trx) => {
       made.set(trx, notifications)
       conversed.set(trx, conversations)
       const row: T | undefined = await trx(table).where({ id }).forShare().first()

@@ -19,7 +19,6 @@ import type { Federation } from '../federation/transport/client'
 import type { Deliver } from '../federation/transport/delivery-queue'
 import type { StreamingPublisher } from '../streaming/publisher'
 import { webhooksConsumer } from '../activities/webhooks'
-import type { OutboxPublisher } from '../outbox/outbox'
 
 /**
  * The consumers of activities, by the name docs/activities.md ("What each event sets off") gives them, in the
@@ -39,11 +38,9 @@ export function createConsumers(d: {
   remoteMediaRetryBaseMs: number
   /** The events some enabled admin webhook wants (wantedWebhookEvents, domain/webhooks.ts). */
   webhookEvents: () => Promise<Set<string>>
-  /** Publishes what the notifications consumer writes to the outbox as it commits (docs/activities.md). */
-  outboxPublisher?: OutboxPublisher
 }) {
   return {
-    notifications: notificationsConsumer(d.db, d.urls, d.streaming, d.outboxPublisher),
+    notifications: notificationsConsumer(d.db, d.urls, d.streaming),
     conversations: conversationsConsumer(d.db, d.streaming),
     feeds: feedsConsumer(d.feeds),
     streaming: streamingConsumer(d.db, d.urls, d.streaming),

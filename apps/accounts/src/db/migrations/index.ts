@@ -56,7 +56,6 @@ import * as serverSettings from './20261130040005_server_settings'
 import * as allowsAndEmailBlocks from './20261130040006_allows_and_email_blocks'
 import * as statusTrendable from './20261130040007_status_trendable'
 import * as notificationPolicies from './20261130070001_notification_policies'
-import * as outboxDirect from './20261201030001_outbox_direct'
 import * as userTokens from './20261129035000_user_tokens'
 import * as twoFactor from './20261129070001_two_factor'
 import * as customEmojis from './20261129050001_custom_emojis'
@@ -126,5 +125,4 @@ export const migrations: Migration[] = [
   { name: '20261130040006_allows_and_email_blocks', ...allowsAndEmailBlocks },
   { name: '20261130040007_status_trendable', ...statusTrendable },
   { name: '20261130070001_notification_policies', ...notificationPolicies },
-  { name: '20261201030001_outbox_direct', ...outboxDirect },
 ]
