@@ -11,6 +11,7 @@ import { parseId } from './records'
 import type { Hidden } from './relationships'
 import { follows, hiddenAccountSql, NOBODY_HIDDEN } from './relationships'
 import { storeTags, tagNamesOf } from './tags'
+import { bigintArray } from '../queries/sql'
 import { attachQuote, localQuotePolicy, quotableStatus, quoteVisibility } from './quotes'
 export type Visibility = (typeof VISIBILITIES)[number]
 export const MAX_CHARS = 500
@@ -200,25 +201,25 @@ export async function mentionedAccounts(trx: Knex, text: string): Promise<Accoun
 }
 
 /**
- * Records a status's mentions and hashtags, replacing those of its previous text (an edit; `fresh`: a status
- * created in this transaction has none to replace). Returns the status's tags.
+ * Records an edited status's mentions and hashtags, replacing those of its previous text (a new status writes its
+ * mentions with itself, `createStatus`). Returns the status's tags.
  */
 export async function storeMentionsAndTags(
   trx: Knex,
   statusId: string,
   text: string,
   mentioned: AccountRow[],
-  fresh = false,
 ) {
-  if (!fresh) await trx('mentions').where({ status_id: statusId }).delete()
+  await trx('mentions').where({ status_id: statusId }).delete()
   if (mentioned.length)
     await trx('mentions').insert(mentioned.map((a) => ({ status_id: statusId, account_id: a.id })))
-  return storeTags(trx, statusId, text, fresh)
+  return storeTags(trx, statusId, text)
 }
 
 /**
  * Keeps statuses_count in step (Mastodon does not count direct messages); an increase also sets last_status_at.
- * Returns the account row as updated (undefined when nothing changed).
+ * Returns the account row as updated (undefined when nothing changed). A local post counts itself in its own
+ * statement (`createStatus`).
  */
 export async function countStatus(
   trx: Knex,
@@ -272,46 +273,79 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
 
   const media = await attachableMedia(trx, author.id, s.mediaIds)
   const mentioned = await mentionedAccounts(trx, s.text)
-  // A reply joins its parent's thread; anything else opens one.
-  const insert = trx('statuses')
+  // One statement writes the status, the conversation it opens (a reply joins its parent's), its mentions and its
+  // author's counter (`countStatus`'s increment), each a data-modifying CTE: one round trip where it took three
+  // (docs/performance.md, "Write path").
+  const insert = trx.queryBuilder()
   if (!replyTo) insert.with('c', trx.raw('insert into conversations default values returning id'))
-  const [row]: StatusRow[] = await insert
-    .insert({
-      account_id: author.id,
-      conversation_id: replyTo ? replyTo.conversation_id : trx.raw('(select id from c)'),
-      text: s.text,
-      spoiler_text: s.spoilerText,
-      // A content warning always hides the media too, as in Mastodon.
-      sensitive: s.sensitive || !!s.spoilerText,
-      visibility,
-      ...localQuotePolicy(visibility, s.quotePolicy, 'public'),
-      language: s.language,
-      in_reply_to_id: replyTo?.id ?? null,
-      in_reply_to_account_id: replyTo?.account_id ?? null,
-      application_id: s.applicationId ?? null,
-      ordered_media_attachment_ids: media.length > 1 ? media.map((m) => m.id) : null,
-    })
-    .returning('*')
-  await attachMedia(trx, media, { status_id: row!.id })
-  const tags = await storeMentionsAndTags(trx, row!.id, s.text, mentioned, true)
-  if (s.poll) await createPoll(trx, row!.id, author.id, s.poll)
-  if (quoted) await attachQuote(trx, row!, quoted)
-  const counted = await countStatus(trx, author.id, visibility, 1)
+  insert.with(
+    's',
+    trx('statuses')
+      .insert({
+        account_id: author.id,
+        conversation_id: replyTo ? replyTo.conversation_id : trx.raw('(select id from c)'),
+        text: s.text,
+        spoiler_text: s.spoilerText,
+        // A content warning always hides the media too, as in Mastodon.
+        sensitive: s.sensitive || !!s.spoilerText,
+        visibility,
+        ...localQuotePolicy(visibility, s.quotePolicy, 'public'),
+        language: s.language,
+        in_reply_to_id: replyTo?.id ?? null,
+        in_reply_to_account_id: replyTo?.account_id ?? null,
+        application_id: s.applicationId ?? null,
+        ordered_media_attachment_ids: media.length > 1 ? media.map((m) => m.id) : null,
+      })
+      .returning('*'),
+  )
+  if (mentioned.length)
+    insert.with(
+      'm',
+      trx.raw('insert into mentions (status_id, account_id) select s.id, unnest(?::bigint[]) from s', [
+        bigintArray(mentioned.map((a) => a.id)),
+      ]),
+    )
+  // Mastodon does not count direct messages.
+  const counts = visibility !== 'direct'
+  if (counts)
+    insert.with(
+      'a',
+      trx('accounts')
+        .where({ id: author.id })
+        .update({ statuses_count: trx.raw('statuses_count + 1'), last_status_at: trx.fn.now() })
+        .returning(['statuses_count', 'last_status_at']),
+    )
+  insert.from('s').select('s.*')
+  if (counts)
+    insert
+      .joinRaw('left join a on true')
+      .select('a.statuses_count as author_statuses_count', 'a.last_status_at as author_last_status_at')
+  const [inserted]: (StatusRow & { author_statuses_count?: number; author_last_status_at?: Date })[] =
+    await insert
+  const { author_statuses_count, author_last_status_at, ...row } = inserted!
+  const counted = counts
+    ? { ...author, statuses_count: author_statuses_count!, last_status_at: author_last_status_at! }
+    : undefined
+  await attachMedia(trx, media, { status_id: row.id })
+  const tags = await storeTags(trx, row.id, s.text, true)
+  if (s.poll) await createPoll(trx, row.id, author.id, s.poll)
+  if (quoted) await attachQuote(trx, row, quoted)
   await outbox.add(trx, {
     event: 'status.created',
-    statusId: row!.id,
+    statusId: row.id,
     accountId: author.id,
     ...(quoted && quoted.account_id !== author.id ? { quotedAccountId: quoted.account_id } : {}),
   })
   return {
-    status: row!,
+    status: row,
     facts: {
       author: counted ?? author,
-      media: media.map((m) => ({ ...m, status_id: row!.id })),
+      media: media.map((m) => ({ ...m, status_id: row.id })),
       mentioned,
       tags: tags.map((t) => t.name),
       hasPoll: !!s.poll,
       isReply: !!replyTo,
+      hasQuote: !!quoted,
     },
   }
 }

@@ -12,6 +12,7 @@ import { renderFilterResult } from './filter'
 import { pollsOf } from './poll'
 import { statusHtml } from '../text/status'
 import { quoteApproval, quoteViews } from './quote'
+import type { QuoteView } from './quote'
 import { followsBothWays, quotePermissionFrom } from '../queries/quotes'
 
 /**
@@ -112,6 +113,8 @@ export interface NewStatusFacts {
   hasPoll: boolean
   /** A reply joins its parent's conversation, which the author may have muted. */
   isReply: boolean
+  /** Only a status that quotes a post has a quote to read. */
+  hasQuote: boolean
 }
 
 /**
@@ -154,23 +157,28 @@ export async function renderStatuses(
     fresh && !fresh.isReply ? new Map<string, StatusFacts>() : statusFacts(db, ids, viewerId),
     fresh && !fresh.hasPoll ? noPolls : pollsOf(db, ids, viewerId, urls, domains),
     viewerId ? activeFilters(db, viewerId) : [],
-    // Quotes (docs/statuses.md, "Quotes"): the viewer's state of each, and who may quote what.
-    quoteViews(db, ids, viewerId),
-    followsBothWays(
-      db,
-      viewerId,
-      all.map((s) => s.account_id),
-    ),
+    // Quotes (docs/statuses.md, "Quotes"): the viewer's state of each, and who may quote what. A status just
+    // made has a quote only if it quotes, and its author may always quote it (`quotePermissionFrom`).
+    fresh && !fresh.hasQuote ? new Map<string, QuoteView>() : quoteViews(db, ids, viewerId),
+    fresh
+      ? { following: new Set<string>(), followed: new Set<string>() }
+      : followsBothWays(
+          db,
+          viewerId,
+          all.map((s) => s.account_id),
+        ),
   ])
-  // Mastodon 4.5's `quotes_count`: the accepted quotes of each.
+  // Mastodon 4.5's `quotes_count`: the accepted quotes of each (none yet of a status just made).
   const quoteCounts = new Map<string, number>(
-    (
-      await db('quotes')
-        .whereIn('quoted_status_id', ids)
-        .where({ state: 'accepted' })
-        .groupBy('quoted_status_id')
-        .select('quoted_status_id', db.raw('count(*)::int AS n'))
-    ).map((r: { quoted_status_id: string; n: number }) => [r.quoted_status_id, r.n]),
+    fresh
+      ? []
+      : (
+          await db('quotes')
+            .whereIn('quoted_status_id', ids)
+            .where({ state: 'accepted' })
+            .groupBy('quoted_status_id')
+            .select('quoted_status_id', db.raw('count(*)::int AS n'))
+        ).map((r: { quoted_status_id: string; n: number }) => [r.quoted_status_id, r.n]),
   )
   const quotedIds = [
     ...new Set([...quotes.values()].flatMap((q) => (q.quoted_status_id ? [q.quoted_status_id] : []))),

@@ -74,12 +74,15 @@ export function createOutboxRelay(options: {
   /**
    * Marks a batch published and publishes it in one transaction: the marks commit only once BullMQ holds the
    * jobs, and a failure to publish rolls them back. Marking first (`UPDATE … RETURNING` of rows locked with SKIP
-   * LOCKED) saves the round trip of a separate SELECT.
+   * LOCKED) saves the round trip of a separate SELECT. The marks commit without waiting for their WAL flush
+   * (`synchronous_commit` off for this transaction): a mark lost to a Postgres crash leaves its rows unpublished,
+   * and they are published again under the same job ids, as after a crash between publishing and marking.
    */
   async function publishBatch(): Promise<number> {
     return db.transaction(async (trx) => {
       const { rows }: { rows: OutboxRow[] } = await trx.raw(
-        `UPDATE outbox SET published_at = now()
+        `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+         UPDATE outbox SET published_at = now() FROM async
           WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
           RETURNING id, payload`,
         [BATCH],
