@@ -6,6 +6,7 @@ import { createRemoteJWKSet } from 'jose'
 import { Redis } from 'ioredis'
 import {
   authenticate,
+  CachedRevocations,
   CLIENT_ADDRESS_HEADER,
   CLIENT_ADDRESS_SIGNATURE_HEADER,
   createTokenVerifier,
@@ -53,7 +54,14 @@ export async function createGateway(config: GatewayConfig) {
   const logger = createLogger('gateway', config.LOG_LEVEL)
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
   await redis.connect()
-  const revocations = new RevocationList(redis, config.REDIS_PREFIX)
+  // The revocation list's answers, remembered while Redis tracks the list for this gateway (docs/security.md,
+  // "Revocation verdicts in memory"), on a connection of its own that ends up subscribed.
+  const revocations = new CachedRevocations(
+    new RevocationList(redis, config.REDIS_PREFIX),
+    new Redis(config.REDIS_URL, { lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: 2 }),
+    (err) => logger.error({ err }, 'could not track the revocation list; asking Redis on every request'),
+  )
+  await revocations.start()
   // jose caches the key set and refetches it when a token names an unknown `kid` (at most every 30 s).
   const keys = createRemoteJWKSet(new URL('/oauth/jwks', upstreamUrls(config.ACCOUNTS_URL)[0]), {
     cacheMaxAge: 10 * 60_000,
@@ -249,6 +257,7 @@ export async function createGateway(config: GatewayConfig) {
       }
       for (const upstream of Object.values(upstreams)) upstream.close()
       await board.close()
+      await revocations.close()
       await redis.quit().catch(() => redis.disconnect()) // quit, not disconnect: no 2 s timer left behind
     },
   })
