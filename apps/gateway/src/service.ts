@@ -129,16 +129,29 @@ export async function createGateway(config: GatewayConfig) {
   const routeOf = createRouteIndex(
     ROUTES.map((route) => {
       const families = rateLimiter.familiesFor(route)
+      const guard: Handler = async (req, res, next) => {
+        const address = req.headers[CLIENT_ADDRESS_HEADER] as string
+        // No family to count (RATE_LIMITS=off, or a route outside them): the verdict alone, no promises to settle.
+        const token = families.length
+          ? await authenticateAndCount(req, res, address)
+          : await authenticate(route, req, verify)
+        // The services then verify the token's signature and scopes again, but need not look it up in the
+        // revocation list again (docs/security.md, "Tokens the gateway checked").
+        if (token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(token.tokenId)
+        // Mastodon checks sign_up_block in the sign-up controller, after the token.
+        if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
+        next()
+      }
       // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
       // with bad tokens still spend the address's budget; the token is verified once.
       //
-      // The revocation check and the rate limit count are one Redis round trip, not two in a row (docs/performance.md,
-      // "Gateway"): the count starts with the token whose signature is good (checked in memory, cached) while its
-      // revocation is being checked; when the verdict then refuses that token (revoked, outside its scopes), the
-      // request is counted again as a request without a valid token, by its address, as it always was.
-      const guard: Handler = async (req, res, next) => {
-        const address = req.headers[CLIENT_ADDRESS_HEADER] as string
-        const raw = families.length ? presentedToken(route, req) : undefined
+      // The revocation check, when the gateway does not remember the answer (CachedRevocations), and the rate
+      // limit count are one Redis round trip, not two in a row (docs/performance.md, "Gateway"): the count starts
+      // with the token whose signature is good (checked in memory, cached) while its revocation is being checked;
+      // when the verdict then refuses that token (revoked, outside its scopes), the request is counted again as a
+      // request without a valid token, by its address, as it always was.
+      async function authenticateAndCount(req: IncomingMessage, res: http.ServerResponse, address: string) {
+        const raw = presentedToken(route, req)
         const signed = raw ? await verify.signatureOnly(raw).catch(() => undefined) : undefined
         const settle = <T>(p: Promise<T>) =>
           p.then(
@@ -159,12 +172,7 @@ export async function createGateway(config: GatewayConfig) {
           for (const [name, value] of Object.entries(rateLimitHeaders(limited.value)))
             res.setHeader(name, value)
         if (verdict.error) throw verdict.error
-        // The services then verify the token's signature and scopes again, but need not look it up in the
-        // revocation list again (docs/security.md, "Tokens the gateway checked").
-        if (token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(token.tokenId)
-        // Mastodon checks sign_up_block in the sign-up controller, after the token.
-        if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
-        next()
+        return token
       }
       const answer = route.upstream === 'gateway' ? own[route.path] : upstreams[route.upstream].middleware
       if (!answer) throw new Error(`The gateway has no handler for its route ${route.method} ${route.path}`)
