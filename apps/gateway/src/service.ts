@@ -33,7 +33,7 @@ import {
 } from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
-import { corsHeaders, isCorsPath, mountCors } from './cors'
+import { isCorsPath, mountCors, setSimpleCorsHeaders } from './cors'
 import { upstreamUrls } from './config'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
@@ -203,7 +203,7 @@ export async function createGateway(config: GatewayConfig) {
     observe(req, res)
     ;(req as IncomingMessage & { route: Route }).route = found.route // the metrics' route label, as express's
     const failed = (err?: unknown) => sendError(res, err ?? NOT_FOUND, logger)
-    if (isCorsPath(path)) corsHeaders(req, res, () => {})
+    if (isCorsPath(path)) setSimpleCorsHeaders(res)
     admit(req).then(() => runHandlers(found.value, req, res, failed), failed)
   }
 
