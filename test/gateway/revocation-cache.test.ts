@@ -112,6 +112,39 @@ describe('CachedRevocations', () => {
     expect(dropped.isTracking).toBe(false)
   })
 
+  it('asks Redis once for the requests of one token that arrive together', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => cache.isRevoked('7')))
+    expect(answers).toEqual(Array(20).fill(false))
+    expect(lookUps).toBe(1)
+  })
+
+  it('does not let a request after a change join a look-up begun before it', async () => {
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const held = {
+      key: list.key,
+      isRevoked: async (id: string) => {
+        const first = ++lookUps === 1
+        const answer = await list.isRevoked(id)
+        if (first) await gate
+        return answer
+      },
+    }
+    const own = tracker()
+    const joined = new CachedRevocations(held, own)
+    await joined.start()
+    const before = joined.isRevoked('8')
+    const invalidated = new Promise((resolve) => own.once('message', resolve))
+    await list.revoke('8')
+    await invalidated
+    const after = joined.isRevoked('8')
+    release()
+    await before
+    expect(await after).toBe(true)
+    expect(lookUps).toBe(2)
+    await joined.close()
+  })
+
   it('does not remember an answer to a look-up that an invalidation overtook', async () => {
     // The look-up is in flight when the list changes: its answer may predate the change, so it is not kept.
     const slow = {

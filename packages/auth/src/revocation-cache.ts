@@ -29,6 +29,11 @@ const INVALIDATE = '__redis__:invalidate'
  */
 export class CachedRevocations {
   private verdicts = new Map<string, { revoked: boolean; at: number }>()
+  /**
+   * Look-ups under way, which a request for the same token joins instead of asking again: when a busy token's
+   * verdict ages out, every request in flight would otherwise ask at once.
+   */
+  private lookUps = new Map<string, Promise<boolean>>()
   /** Bumped by every invalidation and every change of `tracking`: a look-up begun before one is not cached. */
   private generation = 0
   private tracking = false
@@ -57,10 +62,22 @@ export class CachedRevocations {
     return this.tracking
   }
 
-  async isRevoked(tokenId: string): Promise<boolean> {
+  isRevoked(tokenId: string): Promise<boolean> {
     const now = Date.now()
     const cached = this.verdicts.get(tokenId)
-    if (cached && now - cached.at < REVOCATION_VERDICT_MAX_AGE_MS) return cached.revoked
+    if (cached && now - cached.at < REVOCATION_VERDICT_MAX_AGE_MS) return Promise.resolve(cached.revoked)
+    let lookUp = this.lookUps.get(tokenId)
+    if (!lookUp) {
+      const lookUps = this.lookUps
+      lookUp = this.lookUp(tokenId, now).finally(() => {
+        if (lookUps.get(tokenId) === lookUp) lookUps.delete(tokenId)
+      })
+      lookUps.set(tokenId, lookUp)
+    }
+    return lookUp
+  }
+
+  private async lookUp(tokenId: string, now: number): Promise<boolean> {
     const generation = this.generation
     const revoked = await this.list.isRevoked(tokenId) // throws (503) without the marker: nothing cached
     if (this.tracking && generation === this.generation) {
@@ -78,6 +95,7 @@ export class CachedRevocations {
 
   private forget(tracking: boolean) {
     this.verdicts.clear()
+    this.lookUps = new Map() // a request from now on does not join a look-up begun before the change
     this.generation++
     this.tracking = tracking
   }
