@@ -16,9 +16,8 @@ const INVALIDATE = '__redis__:invalidate'
 /**
  * The revocation list's answers, remembered in memory while Redis promises to say when the list changes: Redis's
  * server-assisted client-side caching (`CLIENT TRACKING ON BCAST PREFIX <list key>`) sends a message on `tracker`,
- * a connection of its own, whenever the list's key is written, deleted, expired or flushed, and Redis queues that
- * message before it answers the write, so the revoking service has its answer only after the message is on its
- * way. Any message drops every verdict (revocations are rare; simpler than reading which token it was). So does
+ * a connection of its own, whenever the list's key is written, deleted, expired or flushed, in the same turn of its
+ * event loop in which it answers the write, so the message is on its way before the revoking service has its answer. Any message drops every verdict (revocations are rare; simpler than reading which token it was). So does
  * any trouble with the tracking connection, and until it is tracking again every call asks Redis, as without the
  * cache. A verdict is used for at most REVOCATION_VERDICT_MAX_AGE_MS: the bound for a connection that stopped
  * delivering without closing. A missing completeness marker (503) is never cached. Why: the look-up was the
