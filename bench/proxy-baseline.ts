@@ -1,6 +1,6 @@
 /**
- * The gateway bench's second baseline (bench/reads.ts, `gatewayRatio`): a bare `http-proxy` (the library
- * http-proxy-middleware drives in the gateway) with a keep-alive agent, forwarding every request unchanged to one
+ * The gateway bench's second baseline (bench/reads.ts, `gatewayRatio`): a bare `http-proxy` (the library the
+ * gateway drives, apps/gateway/src/proxy.ts) with a keep-alive agent, forwarding every request unchanged to one
  * service: no route table, no token check, no rate limits, no CORS, no express. The least a proxy hop in front of the
  * service can cost on this machine. Run as its own process so that its CPU is its own, as the gateway's is.
  *

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import cors from 'cors'
 import type { Express } from 'express'
 
@@ -35,6 +36,20 @@ export const corsHeaders = cors({
   exposedHeaders: EXPOSED_HEADERS,
   maxAge: 7200, // rack-cors' default: browsers cache a preflight for two hours
 })
+
+/**
+ * What `corsHeaders` sets on an answer that is not a preflight, set directly by the gateway's handler of proxied
+ * routes (which never see a preflight: no route of the table is an OPTIONS route): the package works its options
+ * out again for every request. `cors.test.ts` checks that the two agree.
+ */
+const SIMPLE_CORS_HEADERS: [string, string][] = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS.join(',')],
+]
+
+export function setSimpleCorsHeaders(res: ServerResponse) {
+  for (const [name, value] of SIMPLE_CORS_HEADERS) res.setHeader(name, value)
+}
 
 /** Whether a path is under one of CORS_PATHS, as express matches a mount path: case-insensitive, whole segments. */
 export function isCorsPath(path: string): boolean {

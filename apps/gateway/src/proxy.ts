@@ -1,8 +1,6 @@
 import http from 'node:http'
-import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { createProxyMiddleware, debugProxyErrorsPlugin } from 'http-proxy-middleware'
-import type { Plugin } from 'http-proxy-middleware'
+import httpProxy from 'http-proxy'
 import { serviceUnavailable } from '@roost/service'
 import type { Logger } from '@roost/service'
 import type { Handler } from './route-index'
@@ -17,6 +15,10 @@ import type { Handler } from './route-index'
  *
  * Several `targets` (copies of one service) are taken in turn, one request or stream each (docs/operations.md,
  * "Several copies of each process").
+ *
+ * `http-proxy` itself, one proxy per target with its options fixed, as bench/proxy-baseline.ts drives it:
+ * http-proxy-middleware, which the gateway used before, parsed the request's URL and the target's again on every
+ * request and copied its options twice, in a chain of promises (docs/performance.md, "Gateway").
  */
 export function createProxy(
   targets: string[],
@@ -30,42 +32,44 @@ export function createProxy(
     maxFreeSockets: sockets,
     keepAliveMsecs: 1000,
   })
-  // Our own plugins instead of the library's defaults: its logger plugin built a URL and a log line for every
-  // response only to hand them to a no-op `info` (1.6 % of the gateway's CPU in a profile), and logged each upstream
-  // failure a second time. `debugProxyErrorsPlugin` stays: it ends an upstream response whose client went away.
-  const answerFailure: Plugin = (proxyServer) => {
-    proxyServer.on('error', (err, _req, res) => {
-      logger.error({ err, targets }, 'upstream failed')
-      const out = res as http.ServerResponse
-      if ('headersSent' in out && !out.headersSent) {
+  const proxies = targets.map((target) => {
+    const proxy = httpProxy.createProxyServer({
+      target,
+      agent,
+      xfwd: true,
+      ...(options.streams ? {} : { proxyTimeout: 30_000 }),
+    })
+    proxy.on('error', (err, _req, res) => {
+      logger.error({ err, target }, 'upstream failed')
+      if (res instanceof http.ServerResponse) {
+        if (res.headersSent) return void res.end()
         const unavailable = serviceUnavailable()
-        out.writeHead(unavailable.status, {
+        res.writeHead(unavailable.status, {
           'Content-Type': 'application/json; charset=utf-8',
           ...unavailable.headers,
         })
-        out.end(JSON.stringify({ error: unavailable.message }))
-      } else if ('destroy' in out && !('headersSent' in out)) {
-        // A WebSocket upgrade: the client's socket itself.
-        ;(out as unknown as Duplex).destroy()
-      } else out.end()
+        res.end(JSON.stringify({ error: unavailable.message }))
+      } else (res as Duplex).destroy() // a WebSocket upgrade: the client's socket itself
     })
-  }
-  const target = targets[0]!
-  let next = 0
-  const middleware = createProxyMiddleware({
-    target,
-    ...(targets.length > 1 ? { router: () => targets[next++ % targets.length]! } : {}),
-    agent,
-    xfwd: true,
-    ...(options.streams ? {} : { proxyTimeout: 30_000 }),
-    logger: { info: () => {}, warn: (m: unknown) => logger.warn(m), error: (m: unknown) => logger.error(m) },
-    ejectPlugins: true,
-    plugins: [debugProxyErrorsPlugin, answerFailure],
+    // An upstream response whose client went away is ended too (an event stream would run on otherwise).
+    proxy.on('proxyRes', (proxyRes, _req, res) => {
+      res.on('close', () => {
+        if (!res.writableEnded) proxyRes.destroy()
+      })
+    })
+    // A WebSocket's sockets: an error on either after the upgrade must not take the process down.
+    proxy.on('proxyReqWs', (_proxyReq, _req, socket) => socket.on('error', () => {}))
+    proxy.on('open', (proxySocket) => proxySocket.on('error', () => {}))
+    return proxy
   })
+  let next = 0
+  const pick = () => (proxies.length === 1 ? proxies[0]! : proxies[next++ % proxies.length]!)
   return {
-    middleware: middleware as unknown as Handler,
-    upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
-      middleware.upgrade(req, socket as Socket, head),
-    close: () => agent.destroy(),
+    middleware: ((req, res) => pick().web(req, res)) as Handler,
+    upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => pick().ws(req, socket, head),
+    close: () => {
+      for (const proxy of proxies) proxy.close()
+      agent.destroy()
+    },
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { match } from 'path-to-regexp'
+import { pathToRegexp } from 'path-to-regexp'
 import { bySpecificity } from '@roost/routes'
 import type { Route } from '@roost/routes'
 
@@ -25,15 +25,16 @@ const literalPrefix = (path: string) => {
  * Router's: case-insensitive, a trailing slash allowed, on the raw path (nothing is decoded; the service does that).
  */
 export function createRouteIndex<T>(entries: readonly { route: Route; value: T }[]) {
-  const buckets = new Map<string, { route: Route; value: T; matches: (path: string) => unknown }[]>()
+  const buckets = new Map<string, { route: Route; value: T; matches: (path: string) => boolean }[]>()
   for (const { route, value } of [...entries].sort((a, b) => bySpecificity(a.route, b.route))) {
     const key = `${route.method} ${literalPrefix(route.path)}`
-    const matches = match(route.path.replace(/\/+$/, '') || '/', {
+    // The Router's matching (path-to-regexp's `match`), but only whether it matches: no parameters object.
+    const { regexp } = pathToRegexp(route.path.replace(/\/+$/, '') || '/', {
       sensitive: false,
       end: true,
       trailing: true,
-      decode: false,
     })
+    const matches = (path: string) => regexp.test(path)
     let bucket = buckets.get(key)
     if (!bucket) buckets.set(key, (bucket = []))
     bucket.push({ route, value, matches })

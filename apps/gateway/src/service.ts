@@ -6,6 +6,7 @@ import { createRemoteJWKSet } from 'jose'
 import { Redis } from 'ioredis'
 import {
   authenticate,
+  CachedRevocations,
   CLIENT_ADDRESS_HEADER,
   CLIENT_ADDRESS_SIGNATURE_HEADER,
   createTokenVerifier,
@@ -32,7 +33,7 @@ import {
 } from '@roost/service'
 import { bodyLimit } from './body-limit'
 import { createClientAddressResolver } from './client-address'
-import { corsHeaders, isCorsPath, mountCors } from './cors'
+import { isCorsPath, mountCors, setSimpleCorsHeaders } from './cors'
 import { upstreamUrls } from './config'
 import type { GatewayConfig } from './config'
 import { createIpRules } from './ip-rules'
@@ -53,7 +54,14 @@ export async function createGateway(config: GatewayConfig) {
   const logger = createLogger('gateway', config.LOG_LEVEL)
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: true })
   await redis.connect()
-  const revocations = new RevocationList(redis, config.REDIS_PREFIX)
+  // The revocation list's answers, remembered while Redis tracks the list for this gateway (docs/security.md,
+  // "Revocation verdicts in memory"), on a connection of its own that ends up subscribed.
+  const revocations = new CachedRevocations(
+    new RevocationList(redis, config.REDIS_PREFIX),
+    new Redis(config.REDIS_URL, { lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: 2 }),
+    (err) => logger.error({ err }, 'could not track the revocation list; asking Redis on every request'),
+  )
+  await revocations.start()
   // jose caches the key set and refetches it when a token names an unknown `kid` (at most every 30 s).
   const keys = createRemoteJWKSet(new URL('/oauth/jwks', upstreamUrls(config.ACCOUNTS_URL)[0]), {
     cacheMaxAge: 10 * 60_000,
@@ -121,16 +129,29 @@ export async function createGateway(config: GatewayConfig) {
   const routeOf = createRouteIndex(
     ROUTES.map((route) => {
       const families = rateLimiter.familiesFor(route)
+      const guard: Handler = async (req, res, next) => {
+        const address = req.headers[CLIENT_ADDRESS_HEADER] as string
+        // No family to count (RATE_LIMITS=off, or a route outside them): the verdict alone, no promises to settle.
+        const token = families.length
+          ? await authenticateAndCount(req, res, address)
+          : await authenticate(route, req, verify)
+        // The services then verify the token's signature and scopes again, but need not look it up in the
+        // revocation list again (docs/security.md, "Tokens the gateway checked").
+        if (token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(token.tokenId)
+        // Mastodon checks sign_up_block in the sign-up controller, after the token.
+        if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
+        next()
+      }
       // Rate limits count before the token's verdict (as Rack::Attack runs before Doorkeeper), so requests
       // with bad tokens still spend the address's budget; the token is verified once.
       //
-      // The revocation check and the rate limit count are one Redis round trip, not two in a row (docs/performance.md,
-      // "Gateway"): the count starts with the token whose signature is good (checked in memory, cached) while its
-      // revocation is being checked; when the verdict then refuses that token (revoked, outside its scopes), the
-      // request is counted again as a request without a valid token, by its address, as it always was.
-      const guard: Handler = async (req, res, next) => {
-        const address = req.headers[CLIENT_ADDRESS_HEADER] as string
-        const raw = families.length ? presentedToken(route, req) : undefined
+      // The revocation check, when the gateway does not remember the answer (CachedRevocations), and the rate
+      // limit count are one Redis round trip, not two in a row (docs/performance.md, "Gateway"): the count starts
+      // with the token whose signature is good (checked in memory, cached) while its revocation is being checked;
+      // when the verdict then refuses that token (revoked, outside its scopes), the request is counted again as a
+      // request without a valid token, by its address, as it always was.
+      async function authenticateAndCount(req: IncomingMessage, res: http.ServerResponse, address: string) {
+        const raw = presentedToken(route, req)
         const signed = raw ? await verify.signatureOnly(raw).catch(() => undefined) : undefined
         const settle = <T>(p: Promise<T>) =>
           p.then(
@@ -151,12 +172,7 @@ export async function createGateway(config: GatewayConfig) {
           for (const [name, value] of Object.entries(rateLimitHeaders(limited.value)))
             res.setHeader(name, value)
         if (verdict.error) throw verdict.error
-        // The services then verify the token's signature and scopes again, but need not look it up in the
-        // revocation list again (docs/security.md, "Tokens the gateway checked").
-        if (token) req.headers[TOKEN_CHECKED_HEADER] = sign.tokenChecked(token.tokenId)
-        // Mastodon checks sign_up_block in the sign-up controller, after the token.
-        if (route.signUp && (await ipRules.isSignUpBlocked(address))) throw new HttpError(403, 'Forbidden')
-        next()
+        return token
       }
       const answer = route.upstream === 'gateway' ? own[route.path] : upstreams[route.upstream].middleware
       if (!answer) throw new Error(`The gateway has no handler for its route ${route.method} ${route.path}`)
@@ -187,7 +203,7 @@ export async function createGateway(config: GatewayConfig) {
     observe(req, res)
     ;(req as IncomingMessage & { route: Route }).route = found.route // the metrics' route label, as express's
     const failed = (err?: unknown) => sendError(res, err ?? NOT_FOUND, logger)
-    if (isCorsPath(path)) corsHeaders(req, res, () => {})
+    if (isCorsPath(path)) setSimpleCorsHeaders(res)
     admit(req).then(() => runHandlers(found.value, req, res, failed), failed)
   }
 
@@ -249,6 +265,7 @@ export async function createGateway(config: GatewayConfig) {
       }
       for (const upstream of Object.values(upstreams)) upstream.close()
       await board.close()
+      await revocations.close()
       await redis.quit().catch(() => redis.disconnect()) // quit, not disconnect: no 2 s timer left behind
     },
   })

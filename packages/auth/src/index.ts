@@ -1,5 +1,6 @@
 export * from './authorize'
 export * from './revocation'
+export * from './revocation-cache'
 export * from './scopes'
 export * from './tokens'
 export * from './ip-rules'

@@ -34,12 +34,13 @@ const SIGNATURE_CACHE_MS = 5 * 60_000
  * Verifies a bearer token: signature by one of the issuer's keys (ES256 only, so `alg: none`, HMAC and foreign
  * keys all fail), issuer, and the revocation list. A token's signature is checked once and remembered for a few
  * minutes (the ECDSA check is the costliest step of a request, and clients send the same token again and again);
- * revocation is checked on every call.
+ * revocation is asked of `revocations` on every call (the gateway's remembers Redis's answers for as long as Redis
+ * promises to say when the list changes: `CachedRevocations`).
  */
 export function createTokenVerifier(options: {
   issuer: string
   keys: JWTVerifyGetKey
-  revocations: RevocationList
+  revocations: Pick<RevocationList, 'isRevoked'>
   /**
    * A service's copy of GATEWAY_SECRET: with it, a request the gateway marked as checked against the revocation
    * list (`TOKEN_CHECKED_HEADER`) is not looked up again. The gateway itself has none: it always looks.
