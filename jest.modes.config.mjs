@@ -12,7 +12,7 @@ const SUITES = [
 
 /** A project running SUITES with `env` set for each test file (test/mode-env.ts), as `startStack` reads it. */
 const mode = (displayName, env) => {
-  const { maxWorkers: _, ...project } = base
+  const { maxWorkers: _, testTimeout: __, ...project } = base
   return {
     ...project,
     displayName,
@@ -25,6 +25,8 @@ const mode = (displayName, env) => {
 
 /** @type {import('jest').Config} */
 export default {
+  // What jest reads only here, not from a project.
   maxWorkers: base.maxWorkers,
+  testTimeout: base.testTimeout,
   projects: [mode('copies=2', { ROOST_TEST_COPIES: '2' }), mode('pgbouncer', { ROOST_TEST_PGBOUNCER: '1' })],
 }
