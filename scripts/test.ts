@@ -139,6 +139,9 @@ interface JestTotals {
   ok: boolean
 }
 
+/** The jest runs under way, stopped with us. */
+const jestRuns = new Set<ChildProcess>()
+
 /**
  * One jest run with `args`, its output to our own (`inherit`) or into a file; resolves with its totals, read from the
  * JSON report it writes.
@@ -151,8 +154,10 @@ function runJest(args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | str
     [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--json', `--outputFile=${report}`, ...args],
     { stdio: fd === undefined ? 'inherit' : ['ignore', fd, fd], env, cwd: ROOT },
   )
+  jestRuns.add(child)
   return new Promise((resolve) =>
     child.on('close', (status) => {
+      jestRuns.delete(child)
       if (fd !== undefined) closeSync(fd)
       try {
         const result = JSON.parse(readFileSync(report, 'utf8'))
@@ -160,7 +165,7 @@ function runJest(args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | str
         const failed = result.numFailedTests + result.numRuntimeErrorTestSuites
         resolve({ passed: result.numPassedTests, failed, ok: status === 0 && failed === 0 })
       } catch {
-        console.error('jest wrote no report: it failed before running the tests (see above).')
+        console.error('jest wrote no report: it failed before running the tests (see its output).')
         resolve({ passed: 0, failed: 1, ok: false })
       }
     }),
@@ -171,6 +176,7 @@ async function main(): Promise<number> {
   ensureTools()
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
+      for (const child of jestRuns) stopChild(child)
       stopAll()
       process.exit(1)
     })
