@@ -66,11 +66,15 @@ it('Redis SIGKILLed and restarted with its data, then empty, under posts: revoke
 
   const load = startLoad(stack, scene, scene.token)
   const rounds: Record<string, unknown>[] = []
+  /** When each Redis kill began and its restart ended: where a duplicate's pushes fall says which round made it. */
+  const outages: { killedAt: number; backAt: number }[] = []
   for (const keep of [true, false]) {
     await sleep(2000)
+    const killedAt = Date.now()
     await redis.kill()
     await sleep(DOWN_MS)
     await redis.start({ keep })
+    outages.push({ killedAt, backAt: Date.now() })
     const ready = await timeToReady(processes)
     // Accounts has the revocation list complete again (republished from Postgres when Redis came back empty).
     const listBack = Date.now()
@@ -101,6 +105,12 @@ it('Redis SIGKILLed and restarted with its data, then empty, under posts: revoke
       '503': revokedAnswers.filter((s) => s === 503).length,
     },
     rounds,
+    'duplicated pushes: ms after each kill': tally.duplicated.map((k) =>
+      receiver.received
+        .filter((m) => `${m.endpoint} ${m.payload.notification_id}` === k && m.status < 300)
+        .map((m) => outages.map((o) => m.at - o.killedAt)),
+    ),
+    'outages (ms)': outages.map((o) => o.backAt - o.killedAt),
   }
   process.stdout.write(`Redis restarts: ${JSON.stringify(figures)}\n`)
 
