@@ -16,9 +16,9 @@ const WORKERS = {
 }
 
 /**
- * A worker as its own process (worker-main.ts, bundled), as production runs it, on the stack's database and Redis prefix
- * (through PgBouncer when the stack is; or what `env` says); resolves once it is ready. A dead worker's claims lapse after 2 s instead of 30, so a
- * restarted one takes its jobs over quickly.
+ * A worker as its own process (worker-main.ts, bundled), as production runs it, on the stack's database (through
+ * PgBouncer when the stack is) and Redis prefix, or what `env` says; resolves once it is ready. A dead worker's
+ * claims lapse after 2 s instead of 30, so a restarted one takes its jobs over quickly.
  */
 export async function startWorkerProcess(
   stack: Stack,
