@@ -28,5 +28,9 @@ export default {
   // What jest reads only here, not from a project.
   maxWorkers: base.maxWorkers,
   testTimeout: base.testTimeout,
+  // Any limit makes jest run the files in worker processes even with one worker (`npm test` gives this run
+  // --maxWorkers=1, or a single file): in jest's own process, what a fault test leaves open after its servers were
+  // killed accumulates over the files and can keep the run from ever ending.
+  workerIdleMemoryLimit: '1GB',
   projects: [mode('copies=2', { ROOST_TEST_COPIES: '2' }), mode('pgbouncer', { ROOST_TEST_PGBOUNCER: '1' })],
 }
