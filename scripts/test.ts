@@ -1,13 +1,20 @@
 // `npm test`: runs every jest suite once and ends with the totals on a line of their own, `N passed, N failed`,
 // the line CI reads. Extra arguments go to jest (`npm test -- test/oauth`).
 //
+// Beside that main run, and at the same time, a second jest run (jest.modes.config.mjs) runs the fault suites
+// (test/faults), the activities pipeline and the streaming events suite again, once with two copies of every process
+// and once with every process through PgBouncer in transaction mode (jest projects named `copies=2` and `pgbouncer`;
+// docs/operations.md, "What the tests run in each mode"). Those suites wait on timers and restarts much more than
+// they compute, so on two cores they fit beside the main run. Its output follows the main run's; the totals line
+// counts both.
+//
 // Like `npm start`, it brings what it needs: Postgres and Redis at TEST_DATABASE_URL / TEST_REDIS_URL, or at the
 // default addresses when they answer there, or else servers of its own (the machine's binaries, installed from
 // Debian when missing and we may) under a directory of this run, on free ports, stopped and removed at the end.
 // An address given explicitly that does not answer stops the run with the tests' own message (packages/testing).
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { freePort, postgresBinaries } from '@roost/testing'
@@ -125,11 +132,51 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms: number) 
   }
 }
 
+/** What one jest run counted: its tests passed and failed, and whether it ended well. */
+interface JestTotals {
+  passed: number
+  failed: number
+  ok: boolean
+}
+
+/** The jest runs under way, stopped with us. */
+const jestRuns = new Set<ChildProcess>()
+
+/**
+ * One jest run with `args`, its output to our own (`inherit`) or into a file; resolves with its totals, read from the
+ * JSON report it writes.
+ */
+function runJest(args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | string): Promise<JestTotals> {
+  const report = path.join(mkdtempSync(path.join(tmpdir(), 'roost-jest-')), 'report.json')
+  const fd = output === 'inherit' ? undefined : openSync(output, 'w')
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), '--json', `--outputFile=${report}`, ...args],
+    { stdio: fd === undefined ? 'inherit' : ['ignore', fd, fd], env, cwd: ROOT },
+  )
+  jestRuns.add(child)
+  return new Promise((resolve) =>
+    child.on('close', (status) => {
+      jestRuns.delete(child)
+      if (fd !== undefined) closeSync(fd)
+      try {
+        const result = JSON.parse(readFileSync(report, 'utf8'))
+        // A suite that fails to load counts as a failure too, even though it ran no test.
+        const failed = result.numFailedTests + result.numRuntimeErrorTestSuites
+        resolve({ passed: result.numPassedTests, failed, ok: status === 0 && failed === 0 })
+      } catch {
+        console.error('jest wrote no report: it failed before running the tests (see its output).')
+        resolve({ passed: 0, failed: 1, ok: false })
+      }
+    }),
+  )
+}
+
 async function main(): Promise<number> {
   ensureTools()
-  const report = path.join(mkdtempSync(path.join(tmpdir(), 'roost-jest-')), 'report.json')
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => {
+      for (const child of jestRuns) stopChild(child)
       stopAll()
       process.exit(1)
     })
@@ -139,29 +186,29 @@ async function main(): Promise<number> {
       ...(await servers()),
       LOG_DESTINATION: process.env.LOG_DESTINATION ?? path.join(tmpdir(), 'roost-test.log'),
     }
-    const jest = spawnSync(
-      process.execPath,
-      [
-        path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
-        '--json',
-        `--outputFile=${report}`,
-        ...process.argv.slice(2),
-      ],
-      { stdio: 'inherit', env, cwd: ROOT },
+    const args = process.argv.slice(2)
+    const modesOutput = path.join(mkdtempSync(path.join(tmpdir(), 'roost-jest-modes-')), 'output.txt')
+    const [main, modes] = await Promise.all([
+      runJest(args, env, 'inherit'),
+      // One test file at a time: with the main run's two, three on two cores. --passWithNoTests: arguments that
+      // name none of its suites (`npm test -- test/oauth`) leave it nothing to do.
+      runJest(
+        ['-c', 'jest.modes.config.mjs', '--maxWorkers=1', '--passWithNoTests', ...args],
+        env,
+        modesOutput,
+      ),
+    ])
+    console.log(
+      '\n── The fault, pipeline and streaming suites with copies=2 and through pgbouncer (jest.modes.config.mjs) ──\n',
     )
-    let passed = 0
-    let failed = 0
-    try {
-      const result = JSON.parse(readFileSync(report, 'utf8'))
-      passed = result.numPassedTests
-      // A suite that fails to load counts as a failure too, even though it ran no test.
-      failed = result.numFailedTests + result.numRuntimeErrorTestSuites
-    } catch {
-      failed = 1
-      console.error('jest wrote no report: it failed before running the tests (see above).')
-    }
+    console.log(readFileSync(modesOutput, 'utf8'))
+    const passed = main.passed + modes.passed
+    const failed = main.failed + modes.failed
+    console.log(
+      `main run: ${main.passed} passed, ${main.failed} failed; copies=2 and pgbouncer: ${modes.passed} passed, ${modes.failed} failed`,
+    )
     console.log(`\n${passed} passed, ${failed} failed`)
-    return jest.status === 0 && failed === 0 && passed > 0 ? 0 : 1
+    return main.ok && modes.ok && passed > 0 ? 0 : 1
   } finally {
     stopAll()
   }

@@ -165,7 +165,8 @@ export async function startStack(options: StackOptions = {}) {
   const url = env.PUBLIC_URL!
   // With copies, requests go to the gateway copies in turn (PUBLIC_URL names the first).
   let nextGateway = 0
-  const api = () => (copies > 1 ? request(gatewayUrls[nextGateway++ % copies]!) : request(url))
+  const gatewayUrl = () => (copies > 1 ? gatewayUrls[nextGateway++ % copies]! : url)
+  const api = () => request(gatewayUrl())
   const queueConnection = createRedis(env.REDIS_URL!, { forWorker: true })
   // Every queue a process consumes, watched here whichever process runs its worker.
   const queues = Object.values(CONSUMERS)
@@ -179,6 +180,11 @@ export async function startStack(options: StackOptions = {}) {
   let users = 0
   const stack = {
     env,
+    /**
+     * The environment of each service's processes: `env`, or through PgBouncer its own database entry with
+     * DB_DIRECT_URL (what a worker started as a process of its own must be given).
+     */
+    serviceEnv: { accounts: accountsEnv, push: pushEnv },
     url,
     accountsUrl,
     pushUrl,
@@ -195,10 +201,13 @@ export async function startStack(options: StackOptions = {}) {
     gateway,
     /** Every copy of each process (one each unless `copies`), the first being the one named above. */
     copies: {
+      /** How many copies of each process the stack runs (`copies`, ROOST_TEST_COPIES). */
+      count: copies,
       accounts: allAccounts,
       accountsUrls,
       accountsWorkers: allAccountsWorkers,
       push: allPush,
+      pushUrls,
       pushWorkers: allPushWorkers,
       streaming: allStreaming,
       streamingUrls,
@@ -225,24 +234,26 @@ export async function startStack(options: StackOptions = {}) {
     resumeAccountsWorkers() {
       for (const worker of allAccountsWorkers) worker.resume()
     },
-    /** A counter of the push workers' /metrics, summed over the copies: `name{label="value"…}` lines that match. */
-    async pushWorkerCounter(name: string, labels: Record<string, string> = {}) {
-      let total = 0
-      for (const worker of allPushWorkers) {
-        const text = await (await fetch(`${worker.url}/metrics`)).text()
-        for (const line of text.split('\n')) {
-          const match = line.match(/^(\w+)(?:\{([^}]*)\})? (\S+)$/)
-          if (!match || match[1] !== name) continue
-          const has = Object.entries(labels).every(([k, v]) => match[2]?.includes(`${k}="${v}"`))
-          if (has) total += Number(match[3])
-        }
-      }
-      return total
+    /** Stops the outbox relay of every accounts worker copy: activities wait in the outbox until `startRelays`. */
+    async stopRelays() {
+      for (const worker of allAccountsWorkers) await worker.relay.stop()
     },
+    startRelays() {
+      for (const worker of allAccountsWorkers) worker.relay.start()
+    },
+    /** A counter of the push workers' /metrics, summed over the copies: `name{label="value"…}` lines that match. */
+    pushWorkerCounter: (name: string, labels: Record<string, string> = {}) =>
+      metricsCounter(
+        allPushWorkers.map((worker) => worker.url),
+        name,
+        labels,
+      ),
     /** PgBouncer in front of the database, when the stack runs through it. */
     pgbouncer,
     /** supertest against the gateway (its copies in turn). */
     api,
+    /** The gateway's URL for the next request (its copies in turn, as `api()` takes them). */
+    gatewayUrl,
 
     /** Registers an app through the gateway. */
     async registerApp(scopes = 'read write follow push', redirectUris = 'urn:ietf:wg:oauth:2.0:oob') {
@@ -336,6 +347,21 @@ export async function startStack(options: StackOptions = {}) {
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>
+
+/** A counter of processes' /metrics, summed over them: the `name{label="value"…}` lines that match `labels`. */
+export async function metricsCounter(urls: string[], name: string, labels: Record<string, string> = {}) {
+  let total = 0
+  for (const url of urls) {
+    const text = await (await fetch(`${url}/metrics`)).text()
+    for (const line of text.split('\n')) {
+      const match = line.match(/^(\w+)(?:\{([^}]*)\})? (\S+)$/)
+      if (!match || match[1] !== name) continue
+      const has = Object.entries(labels).every(([k, v]) => match[2]?.includes(`${k}="${v}"`))
+      if (has) total += Number(match[3])
+    }
+  }
+  return total
+}
 
 /** The `Authorization` header of a bearer token, for supertest's `.set()` and fetch's `headers`. */
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` })

@@ -1,5 +1,6 @@
 import type { PushReceiver } from '@roost/testing'
 import type { Stack } from '../stack'
+import type { WorkerProcess } from './worker-process'
 import { bearer } from '../stack'
 import { subscribedUser } from '../push/helpers'
 
@@ -91,7 +92,7 @@ export async function mentionScene(stack: Stack, receiver: PushReceiver, count: 
     async post(mentions: number) {
       const n = posts++
       const named = Array.from({ length: mentions }, (_, i) => recipients[(n + i) % recipients.length]!)
-      const res = await fetch(`${stack.url}/api/v1/statuses`, {
+      const res = await fetch(`${stack.gatewayUrl()}/api/v1/statuses`, {
         method: 'POST',
         headers: { ...bearer(token), 'Content-Type': 'application/json' },
         body: JSON.stringify({ status: `${named.map((r) => `@${r.username}`).join(' ')} post ${n}` }),
@@ -158,7 +159,7 @@ export function startLoad(
   }
   const read = async (what: string, url: string) => {
     const sentAt = Date.now()
-    const res = await fetch(`${stack.url}${url}`, {
+    const res = await fetch(`${stack.gatewayUrl()}${url}`, {
       headers: bearer(readerToken),
       signal: AbortSignal.timeout(30_000),
     }).catch(() => undefined)
@@ -191,6 +192,24 @@ export function startLoad(
       await running
     },
   }
+}
+
+/**
+ * Every process of the stack by name, each copy numbered (`accounts 1`, `accounts 2`, …), to its URL: the services
+ * of the stack and the workers the test runs as processes of their own.
+ */
+export function processUrls(stack: Stack, workers: { accounts: WorkerProcess[]; push: WorkerProcess[] }) {
+  const groups: Record<string, string[]> = {
+    gateway: stack.copies.gatewayUrls,
+    accounts: stack.copies.accountsUrls,
+    push: stack.copies.pushUrls,
+    streaming: stack.copies.streamingUrls,
+    'accounts-worker': workers.accounts.map((w) => w.url),
+    'push-worker': workers.push.map((w) => w.url),
+  }
+  return Object.fromEntries(
+    Object.entries(groups).flatMap(([name, urls]) => urls.map((url, i) => [`${name} ${i + 1}`, url])),
+  )
 }
 
 /** Polls each `/health/ready` every 50 ms until it answers 200; the milliseconds each took from now. */

@@ -3,27 +3,29 @@ import type { PushReceiver } from '@roost/testing'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { mentionScene, pushLedger } from './ledger'
-import { startWorkerProcess, stopWorkerProcess } from './worker-process'
+import { startWorkerProcess, startWorkerProcesses, stopWorkerProcess } from './worker-process'
 import type { WorkerProcess } from './worker-process'
 
 // Issue #9: the push worker, a process of its own, SIGKILLed twice in the middle of deliveries while posts with
 // mentions keep coming, and started again each time. The push service (the test receiver) answers after 100 ms,
 // and holds its answers at the kill, so each kill leaves deliveries in flight, unanswered. Afterwards every mention is pushed to its recipient's
 // device: 0 lost, and no duplicate but one whose 201 the receiver sent and the worker never recorded (the only
-// duplicate docs/security.md allows: a kill between the push service's answer and one Redis write).
+// duplicate docs/security.md allows: a kill between the push service's answer and one Redis write). With
+// ROOST_TEST_COPIES=2 two push worker processes share the deliveries and each kill takes one of them, the other going
+// on: the dead one's jobs are taken over, and the same holds.
 const RECIPIENTS = 10
 const POSTS = 80
 const MENTIONS = 4
 
 let stack: Stack
 let receiver: PushReceiver
-let worker: WorkerProcess | undefined
+let workers: WorkerProcess[] = []
 beforeAll(async () => {
   stack = await startStack({ pushWorker: false })
   receiver = await startPushReceiver({ vapidPublicKey: stack.env.VAPID_PUBLIC_KEY!, delayMs: 100 })
 })
 afterAll(async () => {
-  if (worker) await stopWorkerProcess(worker, 'SIGKILL')
+  for (const worker of workers) await stopWorkerProcess(worker, 'SIGKILL')
   await stack.stop()
   await receiver.close()
 })
@@ -31,7 +33,7 @@ afterAll(async () => {
 it('SIGKILL of the push worker mid-delivery, twice, under a stream of mentions: every push arrives, none twice', async () => {
   const scene = await mentionScene(stack, receiver, RECIPIENTS)
   const ledger = pushLedger(stack, receiver, scene.recipients)
-  worker = await startWorkerProcess(stack, 'push')
+  workers = await startWorkerProcesses(stack, 'push')
 
   let posted = 0
   const stream = (async () => {
@@ -45,19 +47,21 @@ it('SIGKILL of the push worker mid-delivery, twice, under a stream of mentions: 
 
   const kills: { accepted: number; inFlight: number; mayRepeat: number; restartMs: number }[] = []
   const mayRepeat = new Set<string>()
-  for (const after of [40, 160]) {
+  for (const [kill, after] of [40, 160].entries()) {
     await receiver.waitFor(() => receiver.received.length >= after, 60_000)
-    // The push service stops answering, the messages of the moment wait unanswered, and then the worker dies.
+    // The push service stops answering, the messages of the moment wait unanswered, and then a worker dies.
     receiver.hold()
-    await receiver.waitFor(() => receiver.pending >= 3, 60_000)
+    await receiver.waitFor(() => receiver.pending >= 3 * workers.length, 60_000)
     const unansweredBefore = receiver.unanswered.length
-    await stopWorkerProcess(worker, 'SIGKILL')
-    await new Promise((resolve) => setTimeout(resolve, 100)) // the receiver notices the closed sockets
-    receiver.release()
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    const victim = kill % workers.length
+    await stopWorkerProcess(workers[victim]!, 'SIGKILL')
+    // While the receiver holds its answers nothing more is accepted; meanwhile it notices the closed sockets, and a
+    // live copy records what it had accepted before: what is accepted and not recorded then, the dead worker left.
+    await new Promise((resolve) => setTimeout(resolve, 500))
     for (const k of await ledger.acceptedButNotAcknowledged()) mayRepeat.add(k)
+    receiver.release()
     const started = Date.now()
-    worker = await startWorkerProcess(stack, 'push')
+    workers[victim] = await startWorkerProcess(stack, 'push')
     kills.push({
       accepted: receiver.received.length,
       inFlight: receiver.unanswered.length - unansweredBefore,

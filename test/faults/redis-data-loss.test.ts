@@ -31,32 +31,43 @@ it('a revoked token stays refused and the IP rules come back, without restarting
     .set(bearer(admin))
     .send({ ip: '203.0.113.0/24', severity: 'no_access', comment: 'data loss test' })
     .expect(200)
-  const blocked = () => stack.api().get('/api/v1/instance').set('X-Forwarded-For', '203.0.113.9')
-  await eventually(async () => (await blocked()).status === 403)
+  // On every gateway copy (two with ROOST_TEST_COPIES=2).
+  const blockedEverywhere = () =>
+    Promise.all(
+      stack.copies.gatewayUrls.map((base) =>
+        eventually(async () => {
+          const res = await fetch(`${base}/api/v1/instance`, {
+            headers: { 'X-Forwarded-For': '203.0.113.9' },
+          })
+          return res.status === 403
+        }),
+      ),
+    )
+  await blockedEverywhere()
 
   const redis = stack.accounts.ctx.redis
   const prefix = stack.env.REDIS_PREFIX!
   const revocations = new RevocationList(redis, prefix)
   const lost = [revocations.key, `${prefix}:ip-rules`]
+  // Every gateway and accounts copy (two of each with ROOST_TEST_COPIES=2).
+  const bases = [...stack.copies.gatewayUrls, ...stack.copies.accountsUrls]
+  const verify = (base: string) =>
+    fetch(`${base}/api/v1/apps/verify_credentials`, { headers: bearer(token) }).then((r) => r.status)
   let refusedMeanwhile = 0
   for (let round = 0; round < 3; round++) {
     await redis.del(...lost)
     // Until accounts notices (within a second), a token cannot be judged: 503, never 200.
-    const answers = await Promise.all(
-      [stack.url, stack.accountsUrl].map((base) =>
-        fetch(`${base}/api/v1/apps/verify_credentials`, { headers: bearer(token) }).then((r) => r.status),
-      ),
-    )
+    const answers = await Promise.all(bases.map(verify))
     for (const status of answers) expect([401, 503]).toContain(status)
     refusedMeanwhile += answers.length
     await eventually(() => revocations.isComplete())
-    await stack.api().get('/api/v1/apps/verify_credentials').set(bearer(token)).expect(401)
-    await eventually(async () => (await blocked()).status === 403)
+    expect(await Promise.all(bases.map(verify))).toEqual(bases.map(() => 401))
+    await blockedEverywhere()
   }
-  expect(refusedMeanwhile).toBe(6)
+  expect(refusedMeanwhile).toBe(3 * bases.length)
   // Readiness stays honest and everything else works again.
   await stack.api().get('/api/v1/instance').expect(200)
-  expect((await fetch(`${stack.accountsUrl}/health/ready`)).status).toBe(200)
+  for (const base of stack.copies.accountsUrls) expect((await fetch(`${base}/health/ready`)).status).toBe(200)
 })
 
 /** Every key of this stack: what Redis coming back empty looks like to it. */

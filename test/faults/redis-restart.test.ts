@@ -2,15 +2,16 @@ import { startPushReceiver } from '@roost/testing'
 import type { PushReceiver } from '@roost/testing'
 import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
-import { mentionScene, pushLedger, sleep, startLoad, timeToReady } from './ledger'
+import { mentionScene, processUrls, pushLedger, sleep, startLoad, timeToReady } from './ledger'
 import { startOwnRedis } from './servers'
-import { startWorkerProcess, stopWorkerProcess } from './worker-process'
+import { startWorkerProcesses, stopWorkerProcess } from './worker-process'
 import type { WorkerProcess } from './worker-process'
 
 // Issue #9: the stack's Redis (the test's own redis-server, append-only, fsync always) SIGKILLed while posts
 // with mentions flow, and started again twice: once with its data, once empty (a replacement that lost
 // everything). Meanwhile a revoked token is never accepted (the completeness marker: 503 until accounts has
-// republished the list); afterwards every process is ready again by itself, and every mention is pushed once.
+// republished the list); afterwards every process is ready again by itself, and every mention is pushed once. With
+// ROOST_TEST_COPIES=2, every copy of every process: the revoked token is asked of each gateway and accounts copy.
 const DOWN_MS = 3000
 
 let redis: Awaited<ReturnType<typeof startOwnRedis>>
@@ -39,22 +40,17 @@ it('Redis SIGKILLed and restarted with its data, then empty, under posts: revoke
     .post('/oauth/revoke')
     .send({ client_id: app.client_id, client_secret: app.client_secret, token: revoked })
     .expect(200)
-  workers.push(await startWorkerProcess(stack, 'accounts'), await startWorkerProcess(stack, 'push'))
-  const processes = {
-    gateway: stack.url,
-    accounts: stack.accountsUrl,
-    push: stack.pushUrl,
-    streaming: stack.streamingUrl,
-    'accounts-worker': workers[0]!.url,
-    'push-worker': workers[1]!.url,
-  }
+  const accountsWorkers = await startWorkerProcesses(stack, 'accounts')
+  const pushWorkers = await startWorkerProcesses(stack, 'push')
+  workers.push(...accountsWorkers, ...pushWorkers)
+  const processes = processUrls(stack, { accounts: accountsWorkers, push: pushWorkers })
 
   // The revoked token, asked every 50 ms through the gateway and straight at accounts and push.
   const revokedAnswers: number[] = []
   let probing = true
   const probe = (async () => {
     while (probing) {
-      for (const base of [stack.url, stack.accountsUrl])
+      for (const base of [...stack.copies.gatewayUrls, ...stack.copies.accountsUrls])
         revokedAnswers.push(
           await fetch(`${base}/api/v1/apps/verify_credentials`, {
             headers: bearer(revoked),
@@ -70,15 +66,22 @@ it('Redis SIGKILLed and restarted with its data, then empty, under posts: revoke
 
   const load = startLoad(stack, scene, scene.token)
   const rounds: Record<string, unknown>[] = []
+  /** When each Redis kill began and its restart ended: where a duplicate's pushes fall says which round made it. */
+  const outages: { killedAt: number; backAt: number }[] = []
   for (const keep of [true, false]) {
     await sleep(2000)
+    const killedAt = Date.now()
     await redis.kill()
     await sleep(DOWN_MS)
     await redis.start({ keep })
+    outages.push({ killedAt, backAt: Date.now() })
     const ready = await timeToReady(processes)
     // Accounts has the revocation list complete again (republished from Postgres when Redis came back empty).
     const listBack = Date.now()
-    await stack.api().get('/api/v1/apps/verify_credentials').set(bearer(revoked)).expect(401)
+    for (const base of stack.copies.gatewayUrls)
+      expect(
+        (await fetch(`${base}/api/v1/apps/verify_credentials`, { headers: bearer(revoked) })).status,
+      ).toBe(401)
     rounds.push({ data: keep ? 'kept' : 'lost', 'ms to ready': ready, 'ms to 401': Date.now() - listBack })
   }
   await sleep(2000)
@@ -102,6 +105,12 @@ it('Redis SIGKILLed and restarted with its data, then empty, under posts: revoke
       '503': revokedAnswers.filter((s) => s === 503).length,
     },
     rounds,
+    'duplicated pushes: ms after each kill': tally.duplicated.map((k) =>
+      receiver.received
+        .filter((m) => `${m.endpoint} ${m.payload.notification_id}` === k && m.status < 300)
+        .map((m) => outages.map((o) => m.at - o.killedAt)),
+    ),
+    'outages (ms)': outages.map((o) => o.backAt - o.killedAt),
   }
   process.stdout.write(`Redis restarts: ${JSON.stringify(figures)}\n`)
 

@@ -1,17 +1,18 @@
-import type { ChildProcess } from 'node:child_process'
 import { Queue } from 'bullmq'
 import { bullPrefix, createRedis, QUEUES } from '@roost/events'
 import { startStack } from '../stack'
 import type { Stack } from '../stack'
 import { eventually, signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
-import { startWorkerProcess, stopWorkerProcess } from './worker-process'
+import { startWorkerProcess, startWorkerProcesses, stopWorkerProcess } from './worker-process'
+import type { WorkerProcess } from './worker-process'
 
 // Timers (a poll's end, a scheduled status's publication) live as delayed jobs in Redis and rows in Postgres, never
 // in a process: with the worker killed between their creation and their moment, and another started, each happens
-// exactly once.
+// exactly once. With ROOST_TEST_COPIES=2 two worker processes run, one is killed and started again: the timers are
+// then due with two workers taking jobs, and still each happens once.
 let stack: Stack
-let worker: ChildProcess | undefined
+let workers: WorkerProcess[] = []
 let redis: ReturnType<typeof createRedis>
 let timers: Queue
 let alice: TestUser
@@ -27,7 +28,7 @@ beforeAll(async () => {
   bob = await signUp(stack, { username: 'bob' })
 })
 afterAll(async () => {
-  if (worker) await stopWorkerProcess(worker, 'SIGKILL')
+  for (const worker of workers) await stopWorkerProcess(worker, 'SIGKILL')
   await timers.close()
   await redis.quit()
   await stack.stop()
@@ -42,7 +43,7 @@ const notificationsOf = async (user: TestUser, type: string) =>
     status: { id: string }
   }[]
 
-it('a poll and a scheduled status made with no worker running, the worker SIGKILLed before their moment, another started: each done once', async () => {
+it('a poll and a scheduled status made with no worker running, a worker SIGKILLed before their moment, another started: each done once', async () => {
   // No worker yet: the timers wait in the outbox.
   const at = new Date(Date.now() + LEAD_MS).toISOString()
   const scheduled = (
@@ -59,8 +60,8 @@ it('a poll and a scheduled status made with no worker running, the worker SIGKIL
   await bob.post(`/api/v1/polls/${status.poll.id}/votes`, { choices: ['0'] }).expect(200)
   const endsAt = Date.parse(status.poll.expires_at)
 
-  worker = await startWorkerProcess(stack)
-  // The relay turned it into a delayed job; then the worker dies.
+  workers = await startWorkerProcesses(stack, 'accounts')
+  // The relay turned it into a delayed job; then a worker dies.
   await eventually(async () => {
     const delayed = await timers.getDelayed()
     return (
@@ -68,11 +69,11 @@ it('a poll and a scheduled status made with no worker running, the worker SIGKIL
       delayed.some((j) => j.data.scheduledStatusId === scheduled.id)
     )
   })
-  await stopWorkerProcess(worker, 'SIGKILL')
+  await stopWorkerProcess(workers[0]!, 'SIGKILL')
   expect(Date.now()).toBeLessThan(Math.min(endsAt, Date.parse(at)))
 
   // Started again (on this loaded machine, maybe only after the end: the job is then due at once).
-  worker = await startWorkerProcess(stack)
+  workers[0] = await startWorkerProcess(stack)
   const db = stack.accounts.ctx.db
   const dueWithin = Math.max(0, Math.max(endsAt, Date.parse(at)) - Date.now()) + 60_000
   await eventually(async () => (await notificationsOf(bob, 'poll')).length > 0, dueWithin)
@@ -81,7 +82,7 @@ it('a poll and a scheduled status made with no worker running, the worker SIGKIL
     dueWithin,
   )
   await stack.drain()
-  await stopWorkerProcess(worker, 'SIGTERM')
+  for (const worker of workers) await stopWorkerProcess(worker, 'SIGTERM')
 
   for (const user of [alice, bob]) {
     const found = await notificationsOf(user, 'poll')

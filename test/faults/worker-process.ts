@@ -16,9 +16,9 @@ const WORKERS = {
 }
 
 /**
- * A worker as its own process (worker-main.ts, bundled), as production runs it, on the stack's database and Redis prefix
- * (or what `env` says); resolves once it is ready. A dead worker's claims lapse after 2 s instead of 30, so a
- * restarted one takes its jobs over quickly.
+ * A worker as its own process (worker-main.ts, bundled), as production runs it, on the stack's database (through
+ * PgBouncer when the stack is) and Redis prefix, or what `env` says; resolves once it is ready. A dead worker's
+ * claims lapse after 2 s instead of 30, so a restarted one takes its jobs over quickly.
  */
 export async function startWorkerProcess(
   stack: Stack,
@@ -31,7 +31,7 @@ export async function startWorkerProcess(
     cwd: ROOT,
     env: {
       ...process.env,
-      ...stack.env,
+      ...stack.serviceEnv[which],
       ACCOUNTS_URL: stack.accountsUrl,
       [portVar]: String(port),
       ACCOUNTS_WORKER_LOCK_MS: '2000',
@@ -52,6 +52,18 @@ export async function startWorkerProcess(
     if (Date.now() > deadline) throw new Error(`the ${which} worker did not become ready`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/**
+ * As many worker processes as the stack runs copies of each process (`stack.copies.count`: two with
+ * ROOST_TEST_COPIES=2), each as `startWorkerProcess` starts one.
+ */
+export function startWorkerProcesses(
+  stack: Stack,
+  which: keyof typeof WORKERS,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess[]> {
+  return Promise.all(Array.from({ length: stack.copies.count }, () => startWorkerProcess(stack, which, env)))
 }
 
 /** Stops a worker process with `signal` and waits until it has exited. */

@@ -191,6 +191,8 @@ describe('public and hashtag streams', () => {
     for (const user of [blocker!, muter!, blocked!, mentionMuter!, bystander!])
       sockets.set(user, await openSocket(stack, '?stream=public', { protocols: [user.token] }))
     await live(channels.public(), 5)
+    // The gateway takes the sockets to the streaming copies in turn: with ROOST_TEST_COPIES=2, clients on both.
+    for (const copy of stack.copies.streaming) expect(copy.hub.isLive(channels.public(), 1)).toBe(true)
 
     const plain = await post(author, 'plain public post')
     const withMention = await post(author, `public post for @${mentioned.username}`)
