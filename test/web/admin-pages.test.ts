@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { ROUTES, WEB_PAGES } from '@roost/routes'
-import { createSubscriberKeys, launchChromium } from '@roost/testing'
+import { createSubscriberKeys } from '@roost/testing'
 import { recordFailure } from '../../apps/accounts/src/federation/transport/delivery-failures'
 import { ADMIN_ROUTES } from '../admin/admin-routes'
+import { accessible, RATE_LIMITS_ON, settled, startWebBrowser } from './browser'
 import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 
@@ -17,15 +18,12 @@ import type { Stack } from '../stack'
  * call the pages make is recorded: each admin one must be an admin route of the table with a permission, which
  * test/admin/permissions.test.ts checks per permission. (The sign-up, settings and report flows are test/web/web-app-browser.test.ts.)
  */
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 
 let stack: Stack
-let browser: Browser
-let context: BrowserContext
+let web: Awaited<ReturnType<typeof startWebBrowser>>
 let page: Page
 let ownerToken: string
 let userToken: string
-const cspViolations: string[] = []
 /** Every API call the pages made: `METHOD /path`. */
 const calls = new Set<string>()
 /** The pages opened, by their WEB_PAGES path. */
@@ -34,21 +32,12 @@ const opened = new Set<string>()
 beforeAll(async () => {
   stack = await startStack({
     env: {
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
-      RATE_LIMIT_SIGN_IN_IP: '1000/300',
+      ...RATE_LIMITS_ON,
       RATE_LIMIT_STATUSES: '1000/300',
     },
   })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
-  page = await context.newPage()
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
-  })
+  web = await startWebBrowser()
+  page = await web.person()
   const origin = new URL(stack.url).origin
   page.on('request', (request) => {
     const url = new URL(request.url())
@@ -67,8 +56,7 @@ beforeAll(async () => {
   await page.waitForURL((url) => url.pathname === '/admin')
 }, 90_000)
 afterAll(async () => {
-  await context?.close().catch(() => {})
-  await browser?.close()
+  await web?.close()
   await stack?.stop()
 })
 
@@ -78,23 +66,8 @@ const asOwner = (url: string) => stack.api().get(url).set(bearer(ownerToken)).ex
 async function open(pathname: string, heading: string) {
   opened.add(pathname.replace(/\/\d+$/, '/:id'))
   await page.goto(`${stack.url}${pathname}`)
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
-  // A function, not a string: the page's CSP forbids eval, which a string would need.
-  await page.waitForFunction(
-    () =>
-      !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(
-        '[aria-busy=true], p.muted[role=status]',
-      ),
-  )
-  await page.evaluate(AXE)
-  const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await page.evaluate(
-    'axe.run().then((result) => result.violations)',
-  )
-  expect(
-    violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${pathname}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-  ).toEqual([])
+  await settled(page, heading)
+  await accessible(page)
 }
 
 describe('the admin pages in a browser', () => {
@@ -393,7 +366,7 @@ describe('the admin pages in a browser', () => {
     const figures = await row.getByRole('cell').allTextContents()
     expect(Number(figures[0])).toBeGreaterThan(2)
     expect(figures[0]).toBe(newUsers.data[0].value)
-    expect(cspViolations).toEqual([])
+    expect(web.cspViolations).toEqual([])
   }, 60_000)
 
   it('visits every other admin page, without a serious accessibility problem', async () => {
@@ -408,7 +381,7 @@ describe('the admin pages in a browser', () => {
       ['/admin/settings', 'Server settings'],
     ]
     for (const [pathname, heading] of rest) await open(pathname, heading)
-    expect(cspViolations).toEqual([])
+    expect(web.cspViolations).toEqual([])
   }, 60_000)
 
   it('makes only admin calls that are admin routes with a permission, each checked for 403 per permission', () => {

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import sharp from 'sharp'
 import { ACCOUNT_PAGES, SETTINGS_MENU } from '@roost/routes'
-import { launchChromium } from '@roost/testing'
+import { accessible, RATE_LIMITS_ON, settled, startWebBrowser } from './browser'
 import { bearer, startStack } from '../stack'
 import type { Stack } from '../stack'
 
@@ -13,71 +12,23 @@ import type { Stack } from '../stack'
  * through the API, and the sign-in server's account pages (apps/accounts/src/settings) as one site with the web app:
  * the same menu both ways and the same style sheet, signed in through the real sign-in page, checked by axe-core.
  */
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 const VIOLET = 'rgb(86, 58, 204)'
 
 let stack: Stack
-let browser: Browser
-const contexts: BrowserContext[] = []
-const cspViolations: string[] = []
+let web: Awaited<ReturnType<typeof startWebBrowser>>
 
 beforeAll(async () => {
   stack = await startStack({
     env: {
-      RATE_LIMITS: 'on',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
-      RATE_LIMIT_SIGN_IN_IP: '1000/300',
+      ...RATE_LIMITS_ON,
     },
   })
-  browser = await launchChromium()
+  web = await startWebBrowser()
 }, 90_000)
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {})
-  await browser?.close()
+  await web?.close()
   await stack?.stop()
 })
-
-/** A person's own browser, watching for refused scripts and styles. */
-async function person(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
-  contexts.push(context)
-  const page = await context.newPage()
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
-  })
-  return page
-}
-
-/** The page is drawn: its heading is there and nothing is loading any more. */
-async function settled(page: Page, heading: string) {
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
-  // A function, not a string: the web app's CSP forbids eval, which a string would need.
-  await page.waitForFunction(
-    () =>
-      !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(
-        '[aria-busy=true], p.muted[role=status]',
-      ),
-  )
-}
-
-/** axe-core in the page: no serious or critical violation. */
-async function accessible(page: Page) {
-  await page.evaluate(AXE)
-  const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await page.evaluate(
-    'axe.run().then((result) => result.violations)',
-  )
-  expect(
-    violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${new URL(page.url()).pathname}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-  ).toEqual([])
-}
 
 /** Through the OAuth sign-in (if not signed in yet) and consent pages, back to the web app's page. */
 async function authorize(page: Page, who: { email: string; password: string }) {
@@ -140,7 +91,7 @@ describe('the settings pages in a browser', () => {
   beforeAll(async () => {
     await stack.createUser(me)
     token = await stack.userToken('read write follow', me)
-    page = await person()
+    page = await web.person()
   })
 
   it('crops the avatar and the header around the focal point the person places, showing the upload', async () => {
@@ -391,7 +342,7 @@ describe('the settings pages in a browser', () => {
     expect(webColour).toBe(VIOLET)
 
     // Someone new to this browser signs in on the sign-in server's own page, and comes back where they were going.
-    const visitor = await person()
+    const visitor = await web.person()
     await visitor.goto(`${stack.url}/settings/sessions`)
     await visitor.waitForURL(/\/auth\/sign_in\?return_to=/)
     await accessible(visitor)
@@ -438,7 +389,7 @@ describe('the settings pages in a browser', () => {
     expect(new URL(visitor.url()).pathname).toBe('/settings/email')
     const fresh = await stack.userToken('read', { email: me.email, password: 'a new password for pigeons' })
     await stack.api().get('/api/v1/accounts/verify_credentials').set(bearer(fresh)).expect(200)
-    expect(cspViolations).toEqual([])
+    expect(web.cspViolations).toEqual([])
   }, 90_000)
 })
 

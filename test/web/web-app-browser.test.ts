@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import sharp from 'sharp'
-import { launchChromium } from '@roost/testing'
 import { addRule } from '../../apps/accounts/src/domain/rules'
 import { smtpEnv, startSmtpReceiver } from '../mail/smtp-receiver'
 import type { SmtpReceiver } from '../mail/smtp-receiver'
+import { accessible, RATE_LIMITS_ON, settled, startWebBrowser } from './browser'
 import { bearer, eventually, startStack } from '../stack'
 import type { Stack } from '../stack'
 
@@ -21,16 +20,13 @@ import type { Stack } from '../stack'
  */
 const LOGIN = 'roost-mailer'
 const PASSWORD = 'smtp-password-for-tests'
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 
 let stack: Stack
 let smtp: SmtpReceiver
 /** A webhook receiver on loopback, keeping what it was sent. */
 let receiver: http.Server
 const delivered: { signature: string; body: string }[] = []
-let browser: Browser
-const contexts: BrowserContext[] = []
-const cspViolations: string[] = []
+let web: Awaited<ReturnType<typeof startWebBrowser>>
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver({ login: LOGIN, password: PASSWORD })
@@ -52,66 +48,21 @@ beforeAll(async () => {
       // The webhook receiver is on loopback, reached as federation peers are in tests.
       FEDERATION_ALLOW_HTTP: 'true',
       REGISTRATIONS_MODE: 'approved',
-      RATE_LIMITS: 'on',
+      ...RATE_LIMITS_ON,
       RATE_LIMIT_SIGN_UPS: '1000/300',
-      RATE_LIMIT_APP_REGISTRATIONS: '1000/300',
-      RATE_LIMIT_API_IP: '10000/300',
-      RATE_LIMIT_API_TOKEN: '10000/300',
-      RATE_LIMIT_API_USER: '10000/300',
-      RATE_LIMIT_SIGN_IN_IP: '1000/300',
     },
   })
   await stack.accounts.ctx.db.transaction((trx) =>
     addRule(trx, { text: 'Be kind to one another', hint: 'No harassment, no hate.' }),
   )
-  browser = await launchChromium()
+  web = await startWebBrowser()
 }, 90_000)
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {})
-  await browser?.close()
+  await web?.close()
   await stack?.stop()
   await smtp?.close()
   receiver?.close()
 })
-
-/** A person's own browser (their localStorage and sessionStorage), watching for refused scripts and styles. */
-async function person(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
-  contexts.push(context)
-  const page = await context.newPage()
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
-  })
-  return page
-}
-
-/** The page is drawn: its heading is there and nothing is loading any more. */
-async function settled(page: Page, heading: string) {
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
-  // A function, not a string: the page's CSP forbids eval, which a string would need.
-  await page.waitForFunction(
-    () =>
-      !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector(
-        '[aria-busy=true], p.muted[role=status]',
-      ),
-  )
-}
-
-/** axe-core in the page: no serious or critical violation. */
-async function accessible(page: Page) {
-  await page.evaluate(AXE)
-  const violations: { id: string; impact: string; nodes: { target: string[] }[] }[] = await page.evaluate(
-    'axe.run().then((result) => result.violations)',
-  )
-  expect(
-    violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${new URL(page.url()).pathname}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-  ).toEqual([])
-}
 
 /** Through the server's sign-in and consent pages, back to the page that asked (the OAuth code flow with PKCE). */
 async function signIn(page: Page, who: { email: string; password: string }, scopes: RegExp) {
@@ -138,7 +89,7 @@ let hookSecret: string
 
 describe('the web app in a browser', () => {
   it('signs a newcomer up: the rules shown, a reason asked as the server approves accounts', async () => {
-    const page = await person()
+    const page = await web.person()
     const served = await page.goto(`${stack.url}/auth/sign_up`)
     expect(served!.headers()['content-security-policy']).toContain("script-src 'self'")
     // The gateway serves the app's own files and nothing else under /web-assets.
@@ -170,7 +121,7 @@ describe('the web app in a browser', () => {
 
   it('lets a moderator approve the sign-up from the pending accounts, with admin scopes asked only there', async () => {
     moderatorUser = await stack.createUser({ username: 'mod', role: 'moderator' })
-    moderator = await person()
+    moderator = await web.person()
     await moderator.goto(`${stack.url}/admin`)
     await signIn(moderator, moderatorUser, /admin:read/)
     await settled(moderator, 'Moderation')
@@ -204,7 +155,7 @@ describe('the web app in a browser', () => {
   }, 60_000)
 
   it('edits the profile with an avatar, and adds a filter the API applies', async () => {
-    const page = await person()
+    const page = await web.person()
     await page.goto(`${stack.url}/settings/profile`)
     // The settings ask for their pages' scopes, never admin ones.
     await signIn(page, newcomer, /^(?!.*admin).*write:accounts/)
@@ -332,7 +283,7 @@ describe('the web app in a browser', () => {
 
   it('lets the owner close sign-ups on the settings page and add a signed webhook', async () => {
     adminUser = await stack.createUser({ username: 'boss', role: 'owner' })
-    admin = await person()
+    admin = await web.person()
     await admin.goto(`${stack.url}/admin/settings`)
     await signIn(admin, adminUser, /admin:write/)
     await settled(admin, 'Server settings')
@@ -536,6 +487,6 @@ describe('the web app in a browser', () => {
       .getByText('rejected')
       .waitFor()
     expect(await publicTags()).not.toContain('pigeonpost')
-    expect(cspViolations).toEqual([])
+    expect(web.cspViolations).toEqual([])
   }, 90_000)
 })
