@@ -1,7 +1,7 @@
-// @ts-expect-error knex ships no types for its dialect classes; this is the class `client: 'pg'` names.
-import KnexPgClient from 'knex/lib/dialects/postgres/index.js'
-// @ts-expect-error likewise: the query compiler that dialect uses.
+// @ts-expect-error knex ships no types for its dialect classes; this is the query compiler of `client: 'pg'`.
 import KnexPgQueryCompiler from 'knex/lib/dialects/postgres/query/pg-querycompiler.js'
+import { BeginWithFirstStatementClient } from './begin-with-first-statement'
+import type { CompiledQuery, PgClient } from './begin-with-first-statement'
 
 /**
  * How many statements one pool names. Texts are not a fixed set (raw SQL built per call, a list of column tuples),
@@ -9,13 +9,6 @@ import KnexPgQueryCompiler from 'knex/lib/dialects/postgres/query/pg-querycompil
  * (docs/performance.md, "Prepared statements").
  */
 export const MAX_PREPARED_STATEMENTS = 256
-
-/** What knex hands its dialect to run: the SQL, its bindings and the query's options (`rowMode`, …). */
-interface CompiledQuery {
-  sql: string
-  bindings?: readonly unknown[]
-  options?: Record<string, unknown>
-}
 
 /** Postgres refuses to run a prepared statement whose result columns a migration has changed since it was planned. */
 const isStaleResultType = (err: unknown) =>
@@ -90,20 +83,25 @@ class ArrayListQueryCompiler extends KnexPgQueryCompiler {
 }
 
 /**
- * knex's Postgres dialect, running every statement with bindings as a named prepared statement: each connection
- * parses and plans a statement once and then only binds and executes it, as Rails' prepared statements do for
- * Mastodon. Parsing and planning a short statement cost Postgres about as much as running it.
+ * knex's Postgres dialect (each transaction's BEGIN sent with its first statement) with `= ANY` lists, running every
+ * statement unnamed: for a pooler in transaction mode, which hands each transaction whichever server connection is
+ * free, where a statement this connection named may not exist.
  */
-export class PreparedStatementsClient extends KnexPgClient {
-  /** Set on the client knex makes for each transaction, which shares the pool's `config` but no other field. */
-  declare transacting?: boolean
-  declare config: object
-
+export class UnnamedStatementsClient extends BeginWithFirstStatementClient {
   queryCompiler(builder: unknown, formatter: unknown) {
     return new ArrayListQueryCompiler(this, builder, formatter)
   }
+}
 
-  async _query(connection: unknown, query: CompiledQuery): Promise<unknown> {
+/**
+ * The same dialect, running every statement with bindings as a named prepared statement: each connection parses and
+ * plans a statement once and then only binds and executes it, as Rails' prepared statements do for Mastodon.
+ * Parsing and planning a short statement cost Postgres about as much as running it.
+ */
+export class PreparedStatementsClient extends UnnamedStatementsClient {
+  declare config: object
+
+  override async _query(connection: PgClient, query: CompiledQuery): Promise<CompiledQuery> {
     const names = namesOf(this.config)
     const name = query.bindings?.length && !query.options?.name ? names.nameOf(query.sql) : undefined
     if (name === undefined) return super._query(connection, query)
@@ -118,15 +116,5 @@ export class PreparedStatementsClient extends KnexPgClient {
       if (this.transacting) throw err
       return this._query(connection, query)
     }
-  }
-}
-
-/**
- * The same dialect (with `= ANY` lists) running every statement unnamed: for a pooler in transaction mode, which hands
- * each transaction whichever server connection is free, where a statement this connection named may not exist.
- */
-export class UnnamedStatementsClient extends KnexPgClient {
-  queryCompiler(builder: unknown, formatter: unknown) {
-    return new ArrayListQueryCompiler(this, builder, formatter)
   }
 }
