@@ -42,12 +42,13 @@ function answered(query: CompiledQuery, command: string): Promise<CompiledQuery>
 
 /**
  * knex's Postgres dialect, with each transaction's BEGIN sent in the same write as its first statement, so that
- * both are answered in one round trip (docs/performance.md, "Write path"). knex's `BEGIN;` is answered at once and
+ * both are answered in one round trip (docs/performance.md, "BEGIN with the first statement"). knex's `BEGIN;` is answered at once and
  * owed by the connection; the next statement on it carries the BEGIN: in the extended protocol, BEGIN's Parse, Bind
  * and Execute before the statement's messages and their one Sync; a statement without parameters, which pg sends
  * as a simple query, as one text after it. A transaction that ends while it still owes its BEGIN ran nothing, and
  * sends neither its BEGIN nor its COMMIT or ROLLBACK. A SAVEPOINT is a statement like any other: the first one of a
- * transaction carries its BEGIN.
+ * transaction carries its BEGIN. (knex's `.stream()` runs through pg-query-stream, which Roost does not install; a
+ * stream could not carry a BEGIN, and would have to send it first.)
  */
 export class BeginWithFirstStatementClient extends KnexPgClient {
   /** Set on the client knex makes for each transaction. */
@@ -67,25 +68,10 @@ export class BeginWithFirstStatementClient extends KnexPgClient {
     return queryAfterBegin(connection, begin, query)
   }
 
-  /** A stream is a query of pg-query-stream's, which cannot carry a BEGIN: the BEGIN goes first, on its own. */
-  async _stream(
-    connection: PgClient,
-    query: CompiledQuery,
-    stream: unknown,
-    options: unknown,
-  ): Promise<unknown> {
-    const begin = owedBegins.get(connection)
-    if (begin !== undefined) {
-      owedBegins.delete(connection)
-      await super._query(connection, { sql: begin }).catch((err: Error) => {
-        failedToBegin(connection, begin, err)
-        throw err
-      })
-    }
-    return super._stream(connection, query, stream, options)
-  }
-
-  /** A connection goes back to the pool owing nothing: a transaction that never ended sent nothing either. */
+  /**
+   * A connection goes back to the pool owing nothing, or its next user would run in a transaction it did not open.
+   * knex ends every transaction before it lets go of its connection; this holds should it ever not.
+   */
   releaseConnection(connection: PgClient): Promise<void> {
     owedBegins.delete(connection)
     return super.releaseConnection(connection)
