@@ -184,6 +184,11 @@ describe.each([
       }),
     )
     await expect(trips).rejects.toThrow()
+    // The same, with the statement after it already waiting in pg's queue when the error comes.
+    trips = roundTrips(db, () =>
+      db.transaction((trx) => Promise.all([trx.raw('SELEC 1'), trx('birds').insert({ name: 'owl' })])),
+    )
+    await expect(trips).rejects.toThrow()
     expect(await names()).toEqual(['robin', 'wren'])
     await db.transaction((trx) => trx('birds').insert({ name: 'jay' }))
     expect(await names()).toEqual(['jay', 'robin', 'wren'])

@@ -13,7 +13,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v)
 /**
  * A knex pool on one service's schema: unqualified table names resolve there first. Statements with bindings run
  * prepared (PreparedStatementsClient), or unnamed with `preparedStatements: false` (PREPARED_STATEMENTS=false, for
- * PgBouncer in transaction mode: docs/operations.md, "PgBouncer").
+ * PgBouncer in transaction mode: docs/operations.md, "PgBouncer"). Either way a transaction's BEGIN goes with its
+ * first statement (begin-with-first-statement.ts).
  */
 export function createDatabase(
   url: string,
