@@ -145,6 +145,7 @@ class QueryAfterBegin extends PgQuery {
   }
 
   prepare(connection: PgWire): void {
+    // The unnamed statement and portal, which the statement's own messages then replace (an unnamed Parse, any Bind).
     connection.parse({ text: this.begin })
     connection.bind({})
     connection.execute({})
