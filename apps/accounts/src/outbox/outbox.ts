@@ -38,12 +38,8 @@ export const rowTime = (column: string): RowValue => ({
   standIn: new Date(0).toISOString(),
 })
 
-/** An event without the fields the statement fills in from its row. */
-type EventWithout<K extends string> = OutboxEvent extends infer E
-  ? E extends unknown
-    ? Omit<E, K>
-    : never
-  : never
+/** An event without the fields the statement fills in from its row (each kind of event's own `Omit`). */
+type EventWithout<K extends string, E = OutboxEvent> = E extends unknown ? Omit<E, K> : never
 
 /**
  * `add` as one more data-modifying CTE of the statement that makes the rows the events are about, when an event
