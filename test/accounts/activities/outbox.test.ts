@@ -76,6 +76,21 @@ it('writes a status, its mention and its status.created in one statement, and wa
   }
 })
 
+it('names the quoted author in status.created, for a quote of another’s post', async () => {
+  const [author, quoted] = [await user(), await user()]
+  const { status: original } = await db.transaction((trx) => createStatus(trx, quoted, newStatus('quote me')))
+  const { status } = await db.transaction((trx) =>
+    createStatus(trx, author, { ...newStatus('so true'), quotedStatusId: original.id }),
+  )
+  const [row] = await db('outbox').whereRaw(`payload->>'statusId' = ?`, [status.id])
+  expect(row.payload).toEqual({
+    event: 'status.created',
+    statusId: status.id,
+    accountId: author.id,
+    quotedAccountId: quoted.id,
+  })
+})
+
 it('fails the change before its statement runs when the event is malformed', async () => {
   const build = () =>
     outbox.insertFor(
