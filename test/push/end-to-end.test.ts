@@ -118,11 +118,11 @@ it('only the alerts that are switched on are pushed, and blocked senders push no
   })
 })
 
-it('a post mentioning three subscribers is one notifications.created event, and each push goes out once', async () => {
+it('a post mentioning three subscribers is one notifications.created job, and each push goes out once', async () => {
   const readers = [
     await subscribedUser(stack, receiver),
     await subscribedUser(stack, receiver),
-    // Pushes only from accounts it follows: its notification is in the event, its push is not sent.
+    // Pushes only from accounts it follows: its notification is in the job, its push is not sent.
     await subscribedUser(stack, receiver, { policy: 'followed' }),
   ]
   const erin = await actor('erin_e2e')
@@ -146,16 +146,22 @@ it('a post mentioning three subscribers is one notifications.created event, and 
       title: 'You were mentioned by erin_e2e display',
     })
 
-  const rows: { job_name: string; payload: { notifications?: { senderAccountId: string }[] } }[] =
-    await stack.accounts.ctx
-      .db('outbox')
-      .whereIn('job_name', ['notification.created', 'notifications.created'])
-  const senders = (row: (typeof rows)[number]) =>
-    row.payload.notifications?.map((n) => n.senderAccountId) ?? [
-      (row.payload as { senderAccountId: string }).senderAccountId,
-    ]
-  const erins = rows.filter((row) => senders(row).includes(erin.accountId))
-  expect(erins.map((row) => [row.job_name, senders(row)])).toEqual([
-    ['notifications.created', [erin.accountId, erin.accountId, erin.accountId]],
-  ])
+  // One outbox row per notification, written with them; the relay merged them into one push fan-out job.
+  const rows: { job_name: string; payload: { senderAccountId: string } }[] = await stack.accounts.ctx
+    .db('outbox')
+    .where({ job_name: 'notification.created' })
+    .whereRaw(`payload->>'senderAccountId' = ?`, [erin.accountId])
+  expect(rows).toHaveLength(3)
+  const jobs = await stack.pushWorker.queues.notifications.getJobs(['completed', 'active', 'waiting'])
+  const erins = jobs.filter((job) =>
+    (job.data.notifications ?? [job.data]).some(
+      (n: { senderAccountId: string }) => n.senderAccountId === erin.accountId,
+    ),
+  )
+  expect(
+    erins.map((job) => [
+      job.name,
+      job.data.notifications.map((n: { senderAccountId: string }) => n.senderAccountId),
+    ]),
+  ).toEqual([['notifications.created', [erin.accountId, erin.accountId, erin.accountId]]])
 })

@@ -85,6 +85,25 @@ describe('POST /api/v1/statuses', () => {
     expect(me.last_status_at).toBe(new Date().toISOString().slice(0, 10))
   })
 
+  /**
+   * The statements the accounts service runs for a post with one mention (docs/performance.md, "Write path"): the
+   * user, BEGIN, the mentioned account, the status with its conversation, mention, author's counter and
+   * `status.created` outbox row (one statement of data-modifying CTEs), COMMIT, and the viewer's filters for the
+   * answer. 7 when the outbox row was a statement of its own.
+   */
+  it('posts a status with one mention in at most 6 statements', async () => {
+    await post(alice, 'warm up') // the token's first use, and the pool's first statements
+    const statements: string[] = []
+    const count = (q: { sql: string }) => statements.push(q.sql)
+    stack.accounts.ctx.db.on('query', count)
+    try {
+      await post(alice, 'hello @bob')
+    } finally {
+      stack.accounts.ctx.db.off('query', count)
+    }
+    if (statements.length > 6) throw new Error(`${statements.length} statements:\n${statements.join('\n')}`)
+  })
+
   it('refuses blank text without media and text over 500 characters', async () => {
     const blank = await alice.post('/api/v1/statuses', { status: '  ' }).expect(422)
     expect(blank.body).toEqual({ error: "Validation failed: Text can't be blank" })

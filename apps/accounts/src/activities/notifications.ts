@@ -7,7 +7,7 @@ import {
   notifyAll as notifyAllInTransaction,
   withdrawNotifications,
 } from '../domain/notifications'
-import type { NewNotification } from '../domain/notifications'
+import type { ActivityRow, NewNotification } from '../domain/notifications'
 import type { MadeNotification, StreamingPublisher } from '../streaming/publisher'
 import { staffToNotify } from '../domain/reports'
 import type { Consumer } from './consumer'
@@ -15,9 +15,10 @@ import type { Consumer } from './consumer'
 /**
  * Notifications from activities (Mastodon's LocalNotificationWorker and NotifyService): each activity's
  * notifications and their `notification.created` events are written in one transaction, keyed by activity and
- * recipient, so a replay adds nothing. The transaction first locks the activity's row (FOR SHARE): if the row is
- * gone (undone before this ran) nothing is notified, and an undo waits until this commits, so its `…removed`
- * activity always finds the notification to take back.
+ * recipient, so a replay adds nothing. The transaction locks the activity's row (FOR SHARE): if the row is gone
+ * (undone before this ran) nothing is notified, and an undo waits until this commits, so its `…removed` activity
+ * always finds the notification to take back. The recipients' facts statement takes the lock (`ActivityRow`); work
+ * that reads the row first (`whileExists`) takes it with that read.
  */
 export function notificationsConsumer(db: Knex, urls: Urls, streaming?: StreamingPublisher): Consumer {
   /**
@@ -26,28 +27,39 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
    */
   const made = new WeakMap<Knex, MadeNotification[]>()
   const conversed = new WeakMap<Knex, string[]>()
-  const notify = async (trx: Knex, urls: Urls, n: NewNotification) => {
-    const id = await notifyInTransaction(trx, urls, n)
+  const notify = async (trx: Knex, urls: Urls, n: NewNotification, activityRow?: ActivityRow) => {
+    const id = await notifyInTransaction(trx, urls, n, activityRow)
     if (id) made.get(trx)?.push({ id, accountId: n.recipientId })
     return id
   }
-  const notifyAll = async (trx: Knex, n: Omit<NewNotification, 'recipientId'>, recipientIds: string[]) => {
-    const ids = await notifyAllInTransaction(trx, urls, n, recipientIds)
+  const notifyAll = async (
+    trx: Knex,
+    n: Omit<NewNotification, 'recipientId'>,
+    recipientIds: string[],
+    activityRow?: ActivityRow,
+  ) => {
+    const ids = await notifyAllInTransaction(trx, urls, n, recipientIds, activityRow)
     for (const [accountId, id] of ids) made.get(trx)?.push({ id, accountId })
     return ids
   }
-  const whileExists = async <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) => {
+  /** Runs `work` in a transaction, then streams the notifications it made and the conversations it changed. */
+  const inTransaction = async (work: (trx: Knex) => Promise<unknown>) => {
     const notifications: MadeNotification[] = []
     const conversations: string[] = []
     await db.transaction(async (trx) => {
       made.set(trx, notifications)
       conversed.set(trx, conversations)
-      const row: T | undefined = await trx(table).where({ id }).forShare().first()
-      if (row) await work(trx, row)
+      await work(trx)
     })
     await streaming?.notifications(notifications)
     await streaming?.conversations(conversations)
   }
+  /** `inTransaction` for work that reads the activity's row: read and locked first, nothing done if it is gone. */
+  const whileExists = <T>(table: string, id: string, work: (trx: Knex, row: T) => Promise<unknown>) =>
+    inTransaction(async (trx) => {
+      const row: T | undefined = await trx(table).where({ id }).forShare().first()
+      if (row) await work(trx, row)
+    })
 
   /**
    * Mentions notify the mentioned accounts, once per status (an edit that adds a mention notifies the new one). A
@@ -55,12 +67,18 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
    * NotifyService: one that is dropped, a blocked sender or a muted thread, does not). The mentions come from the
    * activity's shared read (`Reads`): an edit made since has its own activity, which notifies whom it added.
    */
-  const notifyMentioned = async (trx: Knex, status: StatusRow, mentions: readonly string[]) => {
+  const notifyMentioned = async (
+    trx: Knex,
+    status: StatusRow,
+    mentions: readonly string[],
+    activityRow?: ActivityRow,
+  ) => {
     const mentioned = [...mentions].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : 1))
     const notified = await notifyAll(
       trx,
       { type: 'mention', senderId: status.account_id, statusId: status.id, activityId: status.id },
       mentioned,
+      activityRow,
     )
     if (status.visibility === 'direct')
       for (const recipientId of mentioned) {
@@ -84,14 +102,16 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
       // Only a mention, or a follower who asked to hear of new posts (not of direct messages and replies), makes a
       // `status.created` notification. Most posts have neither: the activity's shared read of the status and its
       // mentions, then no transaction, no row lock and no commit to flush (docs/performance.md, "Write path").
+      // Otherwise the status is locked by the recipients' facts statement, and one deleted since notifies nobody.
       const status = await reads.status(a.statusId)
       if (!status) return
       const mentioned = await reads.mentions(status.id)
       const watched =
         status.visibility !== 'direct' && !status.in_reply_to_id && (await reads.watched(status.account_id))
       if (!mentioned.length && !watched) return
-      await whileExists<StatusRow>('statuses', a.statusId, async (trx, status) => {
-        if (mentioned.length) await notifyMentioned(trx, status, mentioned)
+      const statusRow: ActivityRow = { table: 'statuses', id: status.id }
+      await inTransaction(async (trx) => {
+        if (mentioned.length) await notifyMentioned(trx, status, mentioned, statusRow)
         if (!watched) return
         // Those mentioned were told already.
         const watchers: string[] = await trx('follows')
@@ -103,6 +123,7 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
           trx,
           { type: 'status', senderId: status.account_id, statusId: status.id, activityId: status.id },
           watchers,
+          statusRow,
         )
       })
     },
@@ -164,14 +185,19 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
     },
 
     'reblog.created': (a) =>
-      whileExists('statuses', a.statusId, (trx) =>
-        notify(trx, urls, {
-          type: 'reblog',
-          recipientId: a.reblogOfAccountId,
-          senderId: a.accountId,
-          statusId: a.reblogOfId,
-          activityId: a.statusId,
-        }),
+      inTransaction((trx) =>
+        notify(
+          trx,
+          urls,
+          {
+            type: 'reblog',
+            recipientId: a.reblogOfAccountId,
+            senderId: a.accountId,
+            statusId: a.reblogOfId,
+            activityId: a.statusId,
+          },
+          { table: 'statuses', id: a.statusId },
+        ),
       ),
     'reblog.removed': (a) =>
       withdrawNotifications(db, { type: 'reblog', recipientId: a.reblogOfAccountId, activityId: a.statusId }),
@@ -189,14 +215,19 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
         })
       }),
     'favourite.created': (a) =>
-      whileExists('favourites', a.favouriteId, (trx) =>
-        notify(trx, urls, {
-          type: 'favourite',
-          recipientId: a.statusAccountId,
-          senderId: a.accountId,
-          statusId: a.statusId,
-          activityId: a.favouriteId,
-        }),
+      inTransaction((trx) =>
+        notify(
+          trx,
+          urls,
+          {
+            type: 'favourite',
+            recipientId: a.statusAccountId,
+            senderId: a.accountId,
+            statusId: a.statusId,
+            activityId: a.favouriteId,
+          },
+          { table: 'favourites', id: a.favouriteId },
+        ),
       ),
     'favourite.removed': (a) =>
       withdrawNotifications(db, {
@@ -207,25 +238,30 @@ export function notificationsConsumer(db: Knex, urls: Urls, streaming?: Streamin
 
     // A follow notifies its target, also when it comes from an accepted request (Mastodon tells the approver too).
     'follow.created': (a) =>
-      whileExists('follows', a.followId, (trx) =>
-        notify(trx, urls, {
-          type: 'follow',
-          recipientId: a.targetAccountId,
-          senderId: a.accountId,
-          activityId: a.followId,
-        }),
+      inTransaction((trx) =>
+        notify(
+          trx,
+          urls,
+          { type: 'follow', recipientId: a.targetAccountId, senderId: a.accountId, activityId: a.followId },
+          { table: 'follows', id: a.followId },
+        ),
       ),
     'follow.removed': (a) =>
       withdrawNotifications(db, { type: 'follow', recipientId: a.targetAccountId, activityId: a.followId }),
 
     'follow_request.created': (a) =>
-      whileExists('follow_requests', a.followRequestId, (trx) =>
-        notify(trx, urls, {
-          type: 'follow_request',
-          recipientId: a.targetAccountId,
-          senderId: a.accountId,
-          activityId: a.followRequestId,
-        }),
+      inTransaction((trx) =>
+        notify(
+          trx,
+          urls,
+          {
+            type: 'follow_request',
+            recipientId: a.targetAccountId,
+            senderId: a.accountId,
+            activityId: a.followRequestId,
+          },
+          { table: 'follow_requests', id: a.followRequestId },
+        ),
       ),
     'follow_request.authorized': (a) => withdrawRequest(db, a),
     'follow_request.rejected': (a) => withdrawRequest(db, a),

@@ -44,6 +44,16 @@ export interface NewNotification {
   activityId: string
 }
 
+/**
+ * The row an activity is about (the status, favourite, follow…), locked FOR SHARE by the recipients' facts statement
+ * until the notifications commit: if it is gone (the activity undone before the worker ran it), nobody is notified,
+ * and an undo waits for the commit, so its `…removed` activity finds the notification to take back.
+ */
+export interface ActivityRow {
+  table: 'statuses' | 'favourites' | 'follows' | 'follow_requests'
+  id: string
+}
+
 /** A group spans at most this many hour buckets. */
 const GROUP_SPAN_HOURS = 12
 
@@ -69,9 +79,14 @@ async function groupKeyFor(trx: Knex, n: NewNotification): Promise<string | null
 }
 
 /** `notify` for one recipient: the new notification's id, undefined when none was made. */
-export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise<string | undefined> {
+export async function notify(
+  trx: Knex,
+  urls: Urls,
+  n: NewNotification,
+  activityRow?: ActivityRow,
+): Promise<string | undefined> {
   const { recipientId, ...rest } = n
-  return (await notifyAll(trx, urls, rest, [recipientId])).get(recipientId)
+  return (await notifyAll(trx, urls, rest, [recipientId], activityRow)).get(recipientId)
 }
 
 /**
@@ -81,25 +96,29 @@ export async function notify(trx: Knex, urls: Urls, n: NewNotification): Promise
  * recipient does not follow, or a status in a thread the recipient muted, then applies the recipient's notification
  * policy (docs/discovery.md, "Notification policy and requests"): `drop` stores nothing, `filter` stores it with
  * `filtered` and no event (a mention also goes into its sender's request); otherwise stores it together with its
- * `notification.created` event (one `notifications.created` for several). A replayed activity finds its
- * notifications there already and adds nothing. Whatever the number of recipients, this is four statements: their
- * facts, the sender with the status's text, the notifications, their outbox row (docs/performance.md, "Write
- * path"), plus one per filtered mention's request. Returns recipient → new notification id (only those made and
- * not filtered), so the caller can stream them once its transaction has committed; recipients' notifications are
- * made in the order given.
+ * `notification.created` event (the relay merges those of one batch into `notifications.created` jobs). A replayed
+ * activity finds its notifications there already and adds nothing. Whatever the number of recipients, this is two
+ * statements: their facts with the sender and the status's text (locking `activityRow` when given), and the
+ * notifications with their outbox rows (docs/performance.md, "Write path"); plus a read per groupable notification
+ * and per unsolicited private mention, and one per filtered mention's request. Returns recipient → new
+ * notification id (only those made and not filtered), so the caller can stream them once its transaction has
+ * committed; recipients' notifications are made in the order given.
  */
 export async function notifyAll(
   trx: Knex,
   urls: Urls,
   n: Omit<NewNotification, 'recipientId'>,
   recipientIds: string[],
+  activityRow?: ActivityRow,
 ): Promise<Map<string, string>> {
   // A poll's end is news to its own author too (Mastodon exempts `poll` from the self-action rule).
   const wanted = [...new Set(recipientIds)].filter((id) => id !== n.senderId || n.type === 'poll')
   const made = new Map<string, string>()
   if (!wanted.length) return made
   // The recipients, their users, every relationship fact and the sender (with the text of the status, the push's
-  // excerpt) in one round trip. No row comes back without the sender: a sender gone since tells no one.
+  // excerpt) in one round trip. No row comes back without the sender: a sender gone since tells no one. Nor without
+  // the activity's row, which the same statement locks: the EXISTS is uncorrelated, so Postgres runs it once, as
+  // the statement starts, whatever the recipients.
   const { rows } = await trx.raw<{ rows: RecipientFacts[] }>(
     `SELECT accounts.id AS recipient_id, users.id AS user_id, users.locale, accounts.suspended_at,
        EXISTS (SELECT 1 FROM blocks WHERE account_id = accounts.id AND target_account_id = :s) AS blocks,
@@ -123,8 +142,14 @@ export async function notifyAll(
        LEFT JOIN users AS sender_user ON sender_user.account_id = sender.id
        LEFT JOIN notification_policies AS policy ON policy.account_id = accounts.id
        LEFT JOIN statuses AS status ON status.id = :status::bigint
-     WHERE accounts.id = ANY (:r::bigint[])`,
-    { r: bigintArray(wanted), s: n.senderId, status: n.statusId ?? null },
+     WHERE accounts.id = ANY (:r::bigint[])
+       ${activityRow ? `AND EXISTS (SELECT 1 FROM ${activityRow.table} WHERE id = :activityRow FOR SHARE)` : ''}`,
+    {
+      r: bigintArray(wanted),
+      s: n.senderId,
+      status: n.statusId ?? null,
+      activityRow: activityRow?.id ?? null,
+    },
   )
   const factsOf = new Map(rows.map((r) => [String(r.recipient_id), r]))
   const blocked = (id: string) => {
@@ -163,22 +188,6 @@ export async function notifyAll(
       recipientId,
       verdicts.get(recipientId) === 'filter' ? null : await groupKeyFor(trx, { ...n, recipientId }),
     )
-  const inserted: { id: string; account_id: string; created_at: Date }[] = await trx('notifications')
-    .insert(
-      recipients.map((recipientId) => ({
-        account_id: recipientId,
-        from_account_id: n.senderId,
-        type: n.type,
-        status_id: n.statusId ?? null,
-        activity_id: n.activityId,
-        group_key: groupKeys.get(recipientId),
-        filtered: verdicts.get(recipientId) === 'filter',
-      })),
-    )
-    .onConflict(['account_id', 'type', 'activity_id'])
-    .ignore()
-    .returning(['id', 'account_id', 'created_at'])
-  if (!inserted.length) return made
   const sender = rows[0]!
   const senderName = sender.sender_display_name || sender.sender_username
   const senderAvatarUrl = avatarOf(
@@ -189,8 +198,62 @@ export async function notifyAll(
   const excerpt = pushExcerpt(
     sender.status_text !== null ? sender.status_spoiler_text || sender.status_text : sender.sender_note,
   )
+  // The event of each notification that is not filtered, by recipient; the statement fills in the notification's
+  // id and time, for the rows it inserts (none for a replay's).
+  const events = new Map(
+    recipients
+      .filter((recipientId) => verdicts.get(recipientId) !== 'filter')
+      .map((recipientId) => {
+        const facts = factsOf.get(recipientId)!
+        const event = {
+          event: 'notification.created' as const,
+          type: n.type,
+          recipientUserId: String(facts.user_id),
+          recipientAccountId: recipientId,
+          recipientLocale: facts.locale,
+          senderAccountId: n.senderId,
+          senderName,
+          senderAvatarUrl,
+          excerpt,
+          recipientFollowsSender: facts.recipient_follows,
+          senderFollowsRecipient: facts.sender_follows,
+        }
+        return [recipientId, event]
+      }),
+  )
+  // The notifications and their events in one statement (docs/activities.md, "The outbox and its relay").
+  const inserted: { id: string; account_id: string }[] = await trx
+    .queryBuilder()
+    .with(
+      'n',
+      trx('notifications')
+        .insert(
+          recipients.map((recipientId) => ({
+            account_id: recipientId,
+            from_account_id: n.senderId,
+            type: n.type,
+            status_id: n.statusId ?? null,
+            activity_id: n.activityId,
+            group_key: groupKeys.get(recipientId),
+            filtered: verdicts.get(recipientId) === 'filter',
+          })),
+        )
+        .onConflict(['account_id', 'type', 'activity_id'])
+        .ignore()
+        .returning(['id', 'account_id', 'created_at']),
+    )
+    .with(
+      'o',
+      outbox.insertFor(
+        trx,
+        { cte: 'n', key: 'n.account_id::text' },
+        { notificationId: outbox.rowId('n.id'), createdAt: outbox.rowTime('n.created_at') },
+        events,
+      ),
+    )
+    .from('n')
+    .select('id', 'account_id')
   const byRecipient = new Map(inserted.map((row) => [String(row.account_id), row]))
-  const events = []
   for (const recipientId of recipients) {
     const row = byRecipient.get(recipientId)
     if (!row) continue // there already: a replay
@@ -198,31 +261,8 @@ export async function notifyAll(
       if (n.type === 'mention' && n.statusId) await noteRequest(trx, recipientId, n.senderId, n.statusId)
       continue
     }
-    const facts = factsOf.get(recipientId)!
     made.set(recipientId, String(row.id))
-    events.push({
-      notificationId: String(row.id),
-      type: n.type,
-      recipientUserId: String(facts.user_id),
-      recipientAccountId: recipientId,
-      recipientLocale: facts.locale,
-      senderAccountId: n.senderId,
-      senderName,
-      senderAvatarUrl,
-      excerpt,
-      recipientFollowsSender: facts.recipient_follows,
-      senderFollowsRecipient: facts.sender_follows,
-      createdAt: new Date(row.created_at).toISOString(),
-    })
   }
-  // One event for all of them (one push fan-out job): docs/performance.md, "Write path".
-  if (events.length)
-    await outbox.add(
-      trx,
-      events.length === 1
-        ? { event: 'notification.created', ...events[0]! }
-        : { event: 'notifications.created', notifications: events },
-    )
   return made
 }
 

@@ -273,9 +273,9 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
 
   const media = await attachableMedia(trx, author.id, s.mediaIds)
   const mentioned = await mentionedAccounts(trx, s.text)
-  // One statement writes the status, the conversation it opens (a reply joins its parent's), its mentions and its
-  // author's counter (`countStatus`'s increment), each a data-modifying CTE: one round trip where it took three
-  // (docs/performance.md, "Write path").
+  // One statement writes the status, the conversation it opens (a reply joins its parent's), its mentions, its
+  // author's counter (`countStatus`'s increment) and its `status.created` event, each a data-modifying CTE: one
+  // round trip where it took four (docs/performance.md, "Write path").
   const insert = trx.queryBuilder()
   if (!replyTo) insert.with('c', trx.raw('insert into conversations default values returning id'))
   insert.with(
@@ -315,6 +315,19 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
         .update({ statuses_count: trx.raw('statuses_count + 1'), last_status_at: trx.fn.now() })
         .returning(['statuses_count', 'last_status_at']),
     )
+  insert.with(
+    'o',
+    outbox.insertFor(
+      trx,
+      { cte: 's' },
+      { statusId: outbox.rowId('s.id') },
+      {
+        event: 'status.created',
+        accountId: author.id,
+        ...(quoted && quoted.account_id !== author.id ? { quotedAccountId: quoted.account_id } : {}),
+      },
+    ),
+  )
   insert.from('s').select('s.*')
   if (counts)
     insert
@@ -330,12 +343,6 @@ export async function createStatus(trx: Knex, author: AccountRow, s: NewStatus):
   const tags = await storeTags(trx, row.id, s.text, true)
   if (s.poll) await createPoll(trx, row.id, author.id, s.poll)
   if (quoted) await attachQuote(trx, row, quoted)
-  await outbox.add(trx, {
-    event: 'status.created',
-    statusId: row.id,
-    accountId: author.id,
-    ...(quoted && quoted.account_id !== author.id ? { quotedAccountId: quoted.account_id } : {}),
-  })
   return {
     status: row,
     facts: {
