@@ -23,8 +23,8 @@ export interface AppOptions {
 
 /**
  * How often the event loop's delay is sampled for `nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`:
- * prom-client's 10 ms woke an idle process 100 times a second, about 7 CPU-ms per second in each process, more
- * than the gateway spent on 1,000 requests' route matching (docs/performance.md, "Gateway").
+ * prom-client's 10 ms woke every process 100 times a second, about 6 CPU-ms per second even idle, which the
+ * gateway's CPU per request paid at any load (docs/performance.md, "Gateway").
  */
 const EVENT_LOOP_SAMPLE_MS = 100
 
