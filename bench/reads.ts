@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process'
 import path from 'node:path'
 import autocannon from 'autocannon'
+import { HEAP_OPTIONS } from '../scripts/dev/heap'
 import type { BenchUser, Fixtures } from './fixtures'
 import { call } from './fixtures'
 import { cpuNow } from './procstat'
@@ -12,7 +13,17 @@ import { percentiles, round } from './write-path'
 export async function startProxyBaseline(stack: BenchStack) {
   const port = PORTS.proxyBaseline
   const child = fork(path.join(__dirname, 'proxy-baseline.ts'), [String(port), stack.accountsUrl], {
-    execArgv: ['--import', 'tsx'],
+    // The heap options of the gateway (and of every Roost process), so that neither runs with a young generation
+    // of a different size; profiled with the Roost processes (BENCH_CPU_PROF) so that the two hops' profiles can be
+    // set side by side.
+    execArgv: [
+      ...HEAP_OPTIONS.split(' '),
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+        : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   await new Promise<void>((resolve, reject) => {

@@ -15,6 +15,7 @@ import { ensureFfmpeg } from './dev/ffmpeg'
 import { ensureDatabase, postgresAnswers, startEmbeddedPostgres } from './dev/postgres'
 import { redisAnswers, startEmbeddedRedis } from './dev/redis'
 import { devSecrets } from './dev/secrets'
+import { HEAP_OPTIONS } from './dev/heap'
 
 const ROOT = path.resolve(__dirname, '..')
 /** `--dev`: run the sources with tsx (no build step, stack traces in TypeScript); otherwise the bundles. */
@@ -42,14 +43,6 @@ let stopping: Promise<void> | undefined
 /** `<data dir>/processes.json`: the pid of every process started here (the bench reads their CPU and memory). */
 let processesFile: string | undefined
 const pids: Record<string, number> = {}
-
-/**
- * The V8 heap of every process, as in the image (Dockerfile): with no limit set, V8 sizes the heap from the
- * machine's memory and lets garbage pile up to hundreds of MB before collecting it; with a limit the same load
- * stays near its live data (docs/performance.md, "Memory"). NODE_OPTIONS from the environment comes after, so an
- * operator's own limits win.
- */
-const HEAP_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4'
 
 /** The bundle `npm run build` makes of an entry point: apps/<app>/src/x.ts → apps/<app>/dist/x.js. */
 const bundleOf = (entry: string) => entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js')
