@@ -1,7 +1,8 @@
 import type { Queue } from 'bullmq'
 import type { Knex } from '@roost/db'
-import { activity, processor } from '@roost/events'
+import { activityJob, activityJobOptions, JOB_NAMES, processor, RETRY_BACKOFF } from '@roost/events'
 import type { Activity } from '@roost/events'
+import type { Logger } from '@roost/service'
 import type { Consumer } from '../activities/consumer'
 import { conversationsConsumer } from '../activities/conversations'
 import { federationConsumer } from '../activities/federation'
@@ -57,15 +58,44 @@ export type Consumers = ReturnType<typeof createConsumers>
 
 /**
  * The `activities` queue's processor: each activity through every consumer, the rows it names read once for all
- * of them (`Reads`, docs/activities.md, "The accounts worker").
+ * of them (`Reads`, docs/activities.md, "The accounts worker"). A batch (`activities.batch`, the activities of one
+ * relay batch) runs its activities one after the other, in their order; one that fails is added as a job of its own
+ * under the id it would have had alone, retried as any activity job, and the batch completes: the others are not
+ * run again for it. A batch run again (its worker died) runs every activity again, to no effect for those done.
  */
-export const activitiesProcessor = (db: Knex, consumers: Consumers, concurrency: number) =>
-  processor({
-    schema: activity,
-    async process(a) {
-      const reads = createReads(db)
-      for (const consumer of Object.values<Consumer>(consumers))
-        await (consumer[a.event] as ((a: Activity, reads: Reads) => Promise<void>) | undefined)?.(a, reads)
+export function activitiesProcessor(d: {
+  db: Knex
+  consumers: Consumers
+  /** The `activities` queue, where an activity that failed in a batch is retried. */
+  queue: Queue
+  logger: Logger
+  concurrency: number
+}) {
+  async function run(a: Activity) {
+    const reads = createReads(d.db)
+    for (const consumer of Object.values<Consumer>(d.consumers))
+      await (consumer[a.event] as ((a: Activity, reads: Reads) => Promise<void>) | undefined)?.(a, reads)
+  }
+  return processor({
+    schema: activityJob,
+    async process(job) {
+      if (job.event !== JOB_NAMES.activitiesBatch) return run(job)
+      const failed: typeof job.activities = []
+      for (const one of job.activities)
+        await run(one.activity).catch((err: unknown) => {
+          d.logger.warn({ err, jobId: one.jobId, event: one.activity.event }, 'activity failed in its batch')
+          failed.push(one)
+        })
+      if (failed.length)
+        await d.queue.addBulk(
+          failed.map(({ jobId, activity }) => ({
+            name: activity.event,
+            data: activity,
+            // After the first step of the backoff, as its first failure alone would have been.
+            opts: { ...activityJobOptions, jobId, delay: RETRY_BACKOFF.delay },
+          })),
+        )
     },
-    concurrency,
+    concurrency: d.concurrency,
   })
+}
