@@ -59,9 +59,12 @@ export type Consumers = ReturnType<typeof createConsumers>
 /**
  * The `activities` queue's processor: each activity through every consumer, the rows it names read once for all
  * of them (`Reads`, docs/activities.md, "The accounts worker"). A batch (`activities.batch`, the activities of one
- * relay batch) runs its activities one after the other, in their order; one that fails is added as a job of its own
- * under the id it would have had alone, retried as any activity job, and the batch completes: the others are not
- * run again for it. A batch run again (its worker died) runs every activity again, to no effect for those done.
+ * relay batch) runs up to `concurrency` of its activities at once, started in their order: their notifications
+ * commit together, and the relay merges them into one push job as it did for separate jobs (one after the other,
+ * each would have made a push job of its own: docs/performance.md, "Write path"). One that fails is added as a job
+ * of its own under the id it would have had alone, retried as any activity job, and the batch completes: the
+ * others are not run again for it. A batch run again (its worker died) runs every activity again, to no effect
+ * for those done.
  */
 export function activitiesProcessor(d: {
   db: Knex
@@ -69,6 +72,7 @@ export function activitiesProcessor(d: {
   /** The `activities` queue, where an activity that failed in a batch is retried. */
   queue: Queue
   logger: Logger
+  /** Jobs run at once, and activities of one batch run at once. */
   concurrency: number
 }) {
   async function run(a: Activity) {
@@ -80,20 +84,31 @@ export function activitiesProcessor(d: {
     schema: activityJob,
     async process(job) {
       if (job.event !== JOB_NAMES.activitiesBatch) return run(job)
-      const failed: typeof job.activities = []
-      for (const one of job.activities)
-        await run(one.activity).catch((err: unknown) => {
-          d.logger.warn({ err, jobId: one.jobId, event: one.activity.event }, 'activity failed in its batch')
-          failed.push(one)
-        })
-      if (failed.length)
+      const failed = new Set<(typeof job.activities)[number]>()
+      let next = 0 // the next activity a lane takes: they start in their order
+      const lane = async () => {
+        while (next < job.activities.length) {
+          const one = job.activities[next++]!
+          await run(one.activity).catch((err: unknown) => {
+            d.logger.warn(
+              { err, jobId: one.jobId, event: one.activity.event },
+              'activity failed in its batch',
+            )
+            failed.add(one)
+          })
+        }
+      }
+      await Promise.all(Array.from({ length: d.concurrency }, lane))
+      if (failed.size)
         await d.queue.addBulk(
-          failed.map(({ jobId, activity }) => ({
-            name: activity.event,
-            data: activity,
-            // After the first step of the backoff, as its first failure alone would have been.
-            opts: { ...activityJobOptions, jobId, delay: RETRY_BACKOFF.delay },
-          })),
+          job.activities
+            .filter((one) => failed.has(one))
+            .map(({ jobId, activity }) => ({
+              name: activity.event,
+              data: activity,
+              // After the first step of the backoff, as its first failure alone would have been.
+              opts: { ...activityJobOptions, jobId, delay: RETRY_BACKOFF.delay },
+            })),
         )
     },
     concurrency: d.concurrency,
