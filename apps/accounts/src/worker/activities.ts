@@ -58,13 +58,13 @@ export type Consumers = ReturnType<typeof createConsumers>
 
 /**
  * The `activities` queue's processor: each activity through every consumer, the rows it names read once for all
- * of them (`Reads`, docs/activities.md, "The accounts worker"). A batch (`activities.batch`, the activities of one
- * relay batch) runs up to `concurrency` of its activities at once, started in their order: their notifications
- * commit together, and the relay merges them into one push job as it did for separate jobs (one after the other,
- * each would have made a push job of its own: docs/performance.md, "Write path"). One that fails is added as a job
- * of its own under the id it would have had alone, retried as any activity job, and the batch completes: the
- * others are not run again for it. A batch run again (its worker died) runs every activity again, to no effect
- * for those done.
+ * of them (`Reads`, docs/activities.md, "The accounts worker"). At most `concurrency` activities run at once in the
+ * process, alone or in batches. A batch (`activities.batch`, the activities of one relay batch) starts its
+ * activities in their order and runs them together: their notifications commit together, and the relay merges them
+ * into few push jobs (one after the other, each would make a push job of its own: docs/performance.md, "Write
+ * path"). One that fails is added as a job of its own under the id it would have had alone, retried as any activity
+ * job, and the batch completes: the others are not run again for it. A batch run again (its worker died) runs every
+ * activity again, to no effect for those done.
  */
 export function activitiesProcessor(d: {
   db: Knex
@@ -72,33 +72,40 @@ export function activitiesProcessor(d: {
   /** The `activities` queue, where an activity that failed in a batch is retried. */
   queue: Queue
   logger: Logger
-  /** Jobs run at once, and activities of one batch run at once. */
+  /** Jobs taken at once, and activities run at once (ACCOUNTS_WORKER_CONCURRENCY). */
   concurrency: number
 }) {
+  let running = 0
+  const waiting: (() => void)[] = [] // in the order they asked: a batch's activities start in their order
   async function run(a: Activity) {
-    const reads = createReads(d.db)
-    for (const consumer of Object.values<Consumer>(d.consumers))
-      await (consumer[a.event] as ((a: Activity, reads: Reads) => Promise<void>) | undefined)?.(a, reads)
+    if (running < d.concurrency) running++
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      const reads = createReads(d.db)
+      for (const consumer of Object.values<Consumer>(d.consumers))
+        await (consumer[a.event] as ((a: Activity, reads: Reads) => Promise<void>) | undefined)?.(a, reads)
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
   }
   return processor({
     schema: activityJob,
     async process(job) {
       if (job.event !== JOB_NAMES.activitiesBatch) return run(job)
       const failed = new Set<(typeof job.activities)[number]>()
-      let next = 0 // the next activity a lane takes: they start in their order
-      const lane = async () => {
-        while (next < job.activities.length) {
-          const one = job.activities[next++]!
-          await run(one.activity).catch((err: unknown) => {
+      await Promise.all(
+        job.activities.map((one) =>
+          run(one.activity).catch((err: unknown) => {
             d.logger.warn(
               { err, jobId: one.jobId, event: one.activity.event },
               'activity failed in its batch',
             )
             failed.add(one)
-          })
-        }
-      }
-      await Promise.all(Array.from({ length: d.concurrency }, lane))
+          }),
+        ),
+      )
       if (failed.size)
         await d.queue.addBulk(
           job.activities
