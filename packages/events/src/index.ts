@@ -167,7 +167,6 @@ export type ActivitiesBatch = z.infer<typeof activitiesBatch>
 
 /** What the `activities` queue carries: one activity, or a batch of them. */
 export const activityJob = z.discriminatedUnion('event', [...activity.options, activitiesBatch])
-export type ActivityJob = z.infer<typeof activityJob>
 
 export const NOTIFICATION_TYPES = [
   'mention',
