@@ -122,7 +122,7 @@ export async function createAccountsWorker(config: AccountsWorkerConfig) {
     'fetch-slots',
   )
   const processors = {
-    [QUEUES.activities]: activitiesProcessor(db, consumers, concurrency),
+    [QUEUES.activities]: activitiesProcessor({ db, consumers, queue: activities, logger, concurrency }),
     [QUEUES.timers]: timersProcessor({
       db,
       urls,

@@ -146,7 +146,27 @@ export type ActivityOf<N extends ActivityName> = Extract<Activity, { event: N }>
 export const JOB_NAMES = {
   notificationCreated: 'notification.created',
   notificationsCreated: 'notifications.created',
+  activitiesBatch: 'activities.batch',
 } as const
+
+/** The most activities one `activities.batch` job carries (`batchActivities`). */
+export const ACTIVITIES_PER_JOB = 100
+
+/**
+ * The activities of one publication as one job of the `activities` queue (`batchActivities`): each with the job id
+ * it would have had alone (`outbox-<row id>`), under which it is retried if it fails (docs/activities.md, "The
+ * accounts worker"). Not an outbox event: made by the producers only. A lone activity is a job of its own.
+ */
+export const activitiesBatch = event(JOB_NAMES.activitiesBatch, {
+  activities: z
+    .array(z.object({ jobId: z.string().min(1), activity }))
+    .min(2)
+    .max(ACTIVITIES_PER_JOB),
+})
+export type ActivitiesBatch = z.infer<typeof activitiesBatch>
+
+/** What the `activities` queue carries: one activity, or a batch of them. */
+export const activityJob = z.discriminatedUnion('event', [...activity.options, activitiesBatch])
 
 export const NOTIFICATION_TYPES = [
   'mention',
@@ -391,6 +411,7 @@ export type EventName = OutboxEvent['event']
 
 const queues = new Map<string, QueueName>([
   ...activity.options.map((o) => [o.shape.event.value, QUEUES.activities] as const),
+  [JOB_NAMES.activitiesBatch, QUEUES.activities],
   [JOB_NAMES.notificationCreated, QUEUES.notifications],
   [JOB_NAMES.notificationsCreated, QUEUES.notifications],
   ...accountEvent.options.map((o) => [o.shape.event.value, QUEUES.accountEvents] as const),
@@ -402,7 +423,7 @@ const queues = new Map<string, QueueName>([
   ...accountDataJob.options.map((o) => [o.shape.event.value, QUEUES.accountData] as const),
   ...webhookJob.options.map((o) => [o.shape.event.value, QUEUES.webhooks] as const),
 ])
-export const queueOf = (name: EventName): QueueName => queues.get(name)!
+export const queueOf = (name: EventName | ActivitiesBatch['event']): QueueName => queues.get(name)!
 
 /** Redis connection for BullMQ: workers block, so commands must never time out (BullMQ's requirement). */
 export function createRedis(url: string, options: { forWorker?: boolean } = {}): Redis {
@@ -419,9 +440,12 @@ export function createRedis(url: string, options: { forWorker?: boolean } = {}):
  */
 export const COMPLETED_JOB_RETENTION = { age: 60, count: 1000 }
 
+/** A failed job's next attempt after 1 s, then 2 s, 4 s, … */
+export const RETRY_BACKOFF = { type: 'exponential', delay: 1000 }
+
 export const defaultJobOptions: JobsOptions = {
   attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
+  backoff: RETRY_BACKOFF,
   removeOnComplete: COMPLETED_JOB_RETENTION,
   removeOnFail: { age: 7 * 24 * 3600 },
 }
@@ -434,10 +458,16 @@ export const webhookJobOptions: JobsOptions = { ...defaultJobOptions, attempts: 
 
 /**
  * Activities are retried for about an hour (1 s, 2 s, … 34 min): a Postgres outage must delay their effects,
- * never drop them.
+ * never drop them. The accounts worker adds the activities that failed in a batch with them too.
  */
+export const activityJobOptions: JobsOptions = {
+  ...defaultJobOptions,
+  attempts: 12,
+  removeOnComplete: { age: 3600, count: 10_000 },
+}
+
 const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
-  [QUEUES.activities]: { ...defaultJobOptions, attempts: 12, removeOnComplete: { age: 3600, count: 10_000 } },
+  [QUEUES.activities]: activityJobOptions,
   [QUEUES.timers]: { ...defaultJobOptions, attempts: 12 },
   [QUEUES.inbox]: { ...defaultJobOptions, attempts: 12 },
   // A transcode that fails does not fail better the next time: the job marks the attachment failed itself and
@@ -453,26 +483,31 @@ const jobOptions: Partial<Record<QueueName, JobsOptions>> = {
 }
 
 /** How long from now a timer's job waits (none for other events, or a moment already past). */
-export const delayOf = (e: OutboxEvent, now = Date.now()) =>
+export const delayOf = (e: OutboxEvent | ActivitiesBatch, now = Date.now()) =>
   'runAt' in e ? Math.max(0, Date.parse(e.runAt) - now) : 0
 
 /** The most notifications one merged `notifications.created` job carries (`mergeNotifications`). */
 export const NOTIFICATIONS_PER_JOB = 100
 
-type Publication = { event: OutboxEvent; jobId: string }
+type Publication<E = OutboxEvent> = { event: E; jobId: string }
 
 /**
- * The notification events of one publication, merged into as few `notifications.created` jobs as hold them (at most
- * NOTIFICATIONS_PER_JOB notifications each); the other events as they are. A push fan-out job costs mostly per job
- * (BullMQ's round trips, the subscriptions read, the claims), and under load the relay's batch holds the
- * notifications of several posts (docs/performance.md, "Write path"). A merged job's id is made of the ids of the
- * events in it: the same events published again are still one job, and events published again in other company
- * (a crash before the relay marked them, a replay after Redis lost its data) make another job, whose pushes the
- * push worker finds claimed or already sent (docs/security.md, "Push delivery: nothing lost, nothing twice").
+ * The events of one publication that `sizeOf` counts (the others stay as they are), grouped in their order into as
+ * few jobs as hold them, at most `limit` of what `sizeOf` counts each (an event larger than that stays whole and
+ * alone). A group of one event stays that event; a larger one becomes `merge` of its events, at its first event's
+ * place, under an id made of the ids of its events (`<first id>+<how many more>-<digest>`): the same events
+ * published again are still one job, and events published again in other company (a crash before the relay marked
+ * them, a replay after Redis lost its data) make another job, which consumers idempotent by design handle again to
+ * no effect.
  */
-export function mergeNotifications(publications: Publication[]): Publication[] {
-  const out: Publication[] = []
-  let group: Publication[] = []
+function grouped<E, G>(
+  publications: Publication<E>[],
+  sizeOf: (e: E) => number,
+  limit: number,
+  merge: (group: Publication<E>[]) => G,
+): Publication<E | G>[] {
+  const out: Publication<E | G>[] = []
+  let group: Publication<E>[] = []
   let size = 0
   let slot = 0 // where the group goes: at its first event's place
   const close = () => {
@@ -480,28 +515,65 @@ export function mergeNotifications(publications: Publication[]): Publication[] {
     else if (group.length > 1) {
       const ids = group.map((p) => p.jobId)
       const digest = createHash('sha256').update(ids.join(' ')).digest('hex').slice(0, 16)
-      const notifications = group.flatMap((p) => notificationsOf(p.event))
-      out[slot] = {
-        event: { event: JOB_NAMES.notificationsCreated, notifications },
-        jobId: `${ids[0]}+${ids.length - 1}-${digest}`,
-      }
+      out[slot] = { event: merge(group), jobId: `${ids[0]}+${ids.length - 1}-${digest}` }
     }
     group = []
     size = 0
   }
   for (const p of publications) {
-    const count = notificationsOf(p.event).length
+    const count = sizeOf(p.event)
     if (!count) {
       out.push(p)
       continue
     }
-    if (size + count > NOTIFICATIONS_PER_JOB) close()
+    if (size + count > limit) close()
     if (!group.length) slot = out.push(p) - 1
     group.push(p)
     size += count
   }
   close()
   return out
+}
+
+/**
+ * The notification events of one publication, merged into as few `notifications.created` jobs as hold them (at most
+ * NOTIFICATIONS_PER_JOB notifications each); the other events as they are. A push fan-out job costs mostly per job
+ * (BullMQ's round trips, the subscriptions read, the claims), and under load the relay's batch holds the
+ * notifications of several posts (docs/performance.md, "Write path"). A merged notification published again in
+ * other company is pushed once all the same: the push worker finds it claimed or already sent (docs/security.md,
+ * "Push delivery: nothing lost, nothing twice").
+ */
+export function mergeNotifications(publications: Publication[]): Publication[] {
+  return grouped(
+    publications,
+    (e) => notificationsOf(e).length,
+    NOTIFICATIONS_PER_JOB,
+    (group) => ({
+      event: JOB_NAMES.notificationsCreated,
+      notifications: group.flatMap((p) => notificationsOf(p.event)),
+    }),
+  )
+}
+
+const isActivity = (e: OutboxEvent): e is Activity => queueOf(e.event) === QUEUES.activities
+
+/**
+ * The activities of one publication as `activities.batch` jobs of at most ACTIVITIES_PER_JOB activities, in their
+ * order; the other events as they are. An activity job costs BullMQ about seven round trips and fifty commands in
+ * its scripts whatever it holds, and under load the relay's batch holds the activities of several posts
+ * (docs/performance.md, "Write path"). Each activity keeps the job id it has alone: an activity that fails in its
+ * batch is retried as a job of its own under that id (docs/activities.md, "The accounts worker").
+ */
+export function batchActivities(publications: Publication[]): Publication<OutboxEvent | ActivitiesBatch>[] {
+  return grouped(
+    publications,
+    (e) => (isActivity(e) ? 1 : 0),
+    ACTIVITIES_PER_JOB,
+    (group): ActivitiesBatch => ({
+      event: JOB_NAMES.activitiesBatch,
+      activities: group.map((p) => ({ jobId: p.jobId, activity: p.event as Activity })),
+    }),
+  )
 }
 
 /** The notifications an event carries (none for any other event). */
@@ -530,11 +602,17 @@ export function createProducers(connection: ConnectionOptions | Redis, redisPref
     return q
   }
   return {
-    /** Adds the events, each validated, one bulk add per queue; notifications merged (`mergeNotifications`). */
+    /**
+     * Adds the events, each validated, one bulk add per queue; notifications merged (`mergeNotifications`),
+     * activities batched (`batchActivities`).
+     */
     async publish(events: Publication[]) {
-      const byQueue = new Map<QueueName, { name: string; data: OutboxEvent; opts: JobsOptions }[]>()
+      const byQueue = new Map<
+        QueueName,
+        { name: string; data: OutboxEvent | ActivitiesBatch; opts: JobsOptions }[]
+      >()
       const valid = events.map((e) => ({ event: outboxEvent.parse(e.event), jobId: e.jobId }))
-      for (const { event: data, jobId } of mergeNotifications(valid)) {
+      for (const { event: data, jobId } of batchActivities(mergeNotifications(valid))) {
         const name = queueOf(data.event)
         if (!byQueue.has(name)) byQueue.set(name, [])
         const delay = delayOf(data)

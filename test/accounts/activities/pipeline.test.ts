@@ -4,7 +4,7 @@ import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { OutboxEvent } from '@roost/events'
 import { bullPrefix, createProducers, QUEUES } from '@roost/events'
-import { startStack } from '../../stack'
+import { eventually, startStack } from '../../stack'
 import type { Stack } from '../../stack'
 import { post, signUp } from '../social/helpers'
 import type { TestUser } from '../social/helpers'
@@ -165,6 +165,51 @@ describe('the request writes rows and activities; the worker does the rest', () 
     }
     await stack.drain()
     expect(await notificationsOf(b)).toEqual([])
+  })
+})
+
+describe("a relay batch's activities travel as one job", () => {
+  it('runs them in one activities.batch job; one that fails is retried as a job of its own', async () => {
+    const [poster, b, victim] = [await signUp(stack), await signUp(stack), await signUp(stack)]
+    // A real failure, for the victim's notification alone: its insert raises until the trigger is dropped.
+    await db().raw(`CREATE OR REPLACE FUNCTION test_refuse_notification() RETURNS trigger AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$ LANGUAGE plpgsql`)
+    await db().raw(
+      `CREATE TRIGGER test_refuse_notification BEFORE INSERT ON notifications FOR EACH ROW
+       WHEN (NEW.account_id = ${BigInt(victim.id)}) EXECUTE FUNCTION test_refuse_notification()`,
+    )
+    try {
+      await stack.stopRelays()
+      try {
+        await post(poster, `one @${b.username}`)
+        await post(poster, `two @${victim.username}`)
+        await post(poster, `three @${b.username}`)
+      } finally {
+        stack.startRelays()
+      }
+      const rows = await eventsBy(poster, ['status.created'])
+      expect(rows).toHaveLength(3)
+      // The victim's activity, retried under the id it would have had alone, after the batch completed.
+      const retry = await eventually(() => activities.getJob(`outbox-${rows[1]!.id}`))
+      const [batch] = (await activities.getJobs(['completed', 'active', 'waiting'])).filter((j) =>
+        j.id!.startsWith(`outbox-${rows[0]!.id}+2-`),
+      )
+      expect(batch!.name).toBe('activities.batch')
+      expect(batch!.data.activities.map((a: { jobId: string }) => a.jobId)).toEqual(
+        rows.map((r) => `outbox-${r.id}`),
+      )
+      await eventually(async () => (await batch!.getState()) === 'completed')
+      expect(retry.name).toBe('status.created')
+      expect(retry.data).toEqual(rows[1]!.payload)
+      expect(retry.opts.attempts).toBe(12)
+      expect((await notificationsOf(b)).map((n) => n.type)).toEqual(['mention', 'mention'])
+      expect(await notificationsOf(victim)).toEqual([])
+    } finally {
+      await db().raw('DROP TRIGGER test_refuse_notification ON notifications')
+    }
+    await stack.drain()
+    expect((await notificationsOf(victim)).map((n) => n.type)).toEqual(['mention'])
+    expect((await notificationsOf(b)).map((n) => n.type)).toEqual(['mention', 'mention'])
   })
 })
 

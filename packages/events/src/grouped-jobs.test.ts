@@ -1,5 +1,11 @@
-import { mergeNotifications, NOTIFICATIONS_PER_JOB } from './index'
-import type { NotificationCreated, OutboxEvent } from './index'
+import {
+  activitiesBatch,
+  ACTIVITIES_PER_JOB,
+  batchActivities,
+  mergeNotifications,
+  NOTIFICATIONS_PER_JOB,
+} from './index'
+import type { ActivitiesBatch, NotificationCreated, OutboxEvent } from './index'
 
 let sequence = 0
 const notification = (): NotificationCreated => ({
@@ -27,8 +33,8 @@ const several = (jobId: string, count: number) => ({
   } as OutboxEvent,
   jobId,
 })
-const activity = (jobId: string) => ({
-  event: { event: 'status.created', statusId: '9', accountId: '3' } as OutboxEvent,
+const activity = (jobId: string, statusId = '9') => ({
+  event: { event: 'status.created', statusId, accountId: '3' } as OutboxEvent,
   jobId,
 })
 const countOf = (e: OutboxEvent) => ('notifications' in e ? e.notifications.length : 1)
@@ -74,5 +80,50 @@ describe('mergeNotifications', () => {
     expect(out[0]).toEqual(input[0])
     expect(out[2]).toEqual(input[input.length - 1])
     expect(out.reduce((n, p) => n + countOf(p.event), 0)).toBe(2 * NOTIFICATIONS_PER_JOB + 6)
+  })
+})
+
+describe('batchActivities', () => {
+  const mail = (jobId: string) => ({ event: { event: 'mail.welcome', userId: '4' } as OutboxEvent, jobId })
+  const batched = (e: OutboxEvent | ActivitiesBatch) => (e as ActivitiesBatch).activities
+
+  it('leaves a lone activity and every other event as they are', () => {
+    const input = [mail('m'), activity('a'), single('n')]
+    expect(batchActivities(input)).toEqual(input)
+  })
+
+  it('puts the activities of a publication in one activities.batch, in their order, each with its job id', () => {
+    const input = [
+      activity('outbox-1', '1'),
+      mail('outbox-2'),
+      activity('outbox-3', '3'),
+      activity('outbox-4', '4'),
+    ]
+    const [batch, other] = batchActivities(input)
+    expect(other).toEqual(input[1])
+    expect(batch!.event.event).toBe('activities.batch')
+    expect(activitiesBatch.parse(batch!.event)).toEqual(batch!.event)
+    expect(batched(batch!.event)).toEqual(
+      [input[0]!, input[2]!, input[3]!].map((p) => ({ jobId: p.jobId, activity: p.event })),
+    )
+    expect(batch!.jobId).toMatch(/^outbox-1\+2-[0-9a-f]{16}$/)
+  })
+
+  it('names a batch by all its activities: the same company, the same id; other company, another', () => {
+    const [a, b, c] = [activity('x1'), activity('x2'), activity('x3')]
+    const id = (input: ReturnType<typeof activity>[]) => batchActivities(input)[0]!.jobId
+    expect(id([a, b, c])).toBe(id([a, b, c]))
+    expect(id([a, b, c])).not.toBe(id([a, b]))
+    expect(id([a, b, c])).not.toBe(id([a, b, activity('x9')]))
+  })
+
+  it(`puts at most ${ACTIVITIES_PER_JOB} activities in a batch; one left over is a job of its own`, () => {
+    const input = Array.from({ length: 2 * ACTIVITIES_PER_JOB + 1 }, (_, i) => activity(`a${i}`, String(i)))
+    const out = batchActivities(input)
+    expect(out.map((p) => batched(p.event)?.length ?? 1)).toEqual([ACTIVITIES_PER_JOB, ACTIVITIES_PER_JOB, 1])
+    expect(out[2]).toEqual(input[input.length - 1])
+    expect(out.flatMap((p) => batched(p.event)?.map((a) => a.jobId) ?? [p.jobId])).toEqual(
+      input.map((p) => p.jobId),
+    )
   })
 })
