@@ -145,8 +145,8 @@ export function createAddressGuard(allowedCidrs: string) {
 
   /**
    * IP literals already let through. A literal's verdict depends on this guard's lists alone, which never change,
-   * so each is vetted once and not before every push to it (docs/performance.md, "What a push costs besides its
-   * encryption"). Bounded: emptied when full.
+   * so each is vetted once and not before every push to it (docs/performance.md, "The push worker's own CPU,
+   * taken apart"). Bounded: emptied when full.
    */
   const passedLiterals = new Set<string>()
   const PASSED_LITERALS_LIMIT = 1000

@@ -27,8 +27,8 @@ export function createMetrics(service: string): Registry {
   registry.setDefaultLabels({ service })
   // The event loop's delay is sampled every 100 ms, not prom-client's default 10 ms: each sample is a timer that
   // wakes an idle process, and at 10 ms they were most of every process's idle CPU (about 6 of 8 CPU-ms a second;
-  // docs/performance.md, "What a push costs besides its encryption"). The lag percentiles keep 150 samples a
-  // 15 s scrape.
+  // docs/performance.md, "The push worker's own CPU, taken apart"). The lag percentiles keep 150 samples a 15 s
+  // scrape.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 })
   return registry
 }
