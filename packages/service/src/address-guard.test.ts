@@ -76,4 +76,15 @@ describe('the outgoing address guard', () => {
     await expect(loopback('[::ffff:127.0.0.1]')).resolves.toMatchObject({ family: 6 })
     await expect(loopback('[::ffff:10.0.0.1]')).rejects.toBeInstanceOf(PrivateAddressError)
   })
+
+  it('vets IP literals before every request, remembering only those it let through', async () => {
+    const loopback = createAddressGuard('127.0.0.0/8')
+    for (let i = 0; i < 2; i++) {
+      await expect(loopback.vetLiteral('127.0.0.1')).resolves.toBeUndefined()
+      await expect(loopback.vetLiteral('10.0.0.1')).rejects.toBeInstanceOf(PrivateAddressError)
+      await expect(loopback.vetLiteral('[::ffff:10.0.0.1]')).rejects.toBeInstanceOf(PrivateAddressError)
+      await expect(strict.vetLiteral('127.0.0.1')).rejects.toBeInstanceOf(PrivateAddressError)
+      await expect(loopback.vetLiteral('push.example')).resolves.toBeUndefined() // a name is vetted by `lookup`
+    }
+  })
 })

@@ -143,9 +143,20 @@ export function createAddressGuard(allowedCidrs: string) {
     )
   }) as unknown as LookupFunction
 
+  /**
+   * IP literals already let through. A literal's verdict depends on this guard's lists alone, which never change,
+   * so each is vetted once and not before every push to it (docs/performance.md, "The push worker's own CPU,
+   * taken apart"). Bounded: emptied when full.
+   */
+  const passedLiterals = new Set<string>()
+  const PASSED_LITERALS_LIMIT = 1000
+
   /** Refuses a private IP literal before a request: Node connects to one without calling `lookup`. */
   async function vetLiteral(hostname: string): Promise<void> {
-    if (net.isIP(unbracketed(hostname))) await resolve(hostname)
+    if (passedLiterals.has(hostname) || !net.isIP(unbracketed(hostname))) return
+    await resolve(hostname)
+    if (passedLiterals.size >= PASSED_LITERALS_LIMIT) passedLiterals.clear()
+    passedLiterals.add(hostname)
   }
 
   return Object.assign(resolve, { lookup, vetLiteral })

@@ -67,7 +67,7 @@ export function createOutboundClient(options: OutboundOptions = {}) {
     body?: Buffer | string,
     per: OutboundRequestOptions = {},
   ): Promise<OutboundResponse> {
-    const url = new URL(target)
+    const url = typeof target === 'string' ? new URL(target) : target
     const maxBytes = per.maxBytes ?? options.maxBytes ?? 1024 * 1024
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp))
       throw new OutboundError(`${url.protocol} URLs are not allowed (${url.origin})`)
