@@ -97,7 +97,7 @@ async function main() {
     await fixtures.subscribe(targets, sink)
     log(`fixtures: ${authors.length} authors, ${targets.length} readers with push subscriptions`)
     await settle(fixtures, stack)
-    const idle = await idleCpu(stack.watched, 4000)
+    const idle = await idleCpu(stack.watched, 8000)
     results.idleCpuMsPerSecond = Object.fromEntries(Object.entries(idle).map(([k, v]) => [k, round(v)]))
     log(`idle CPU (ms/s, subtracted from the CPU figures): ${JSON.stringify(results.idleCpuMsPerSecond)}`)
 
