@@ -149,7 +149,12 @@ export async function startMiniPeer() {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const client = createOutboundClient({ allowHttp: true, allowedPrivateAddresses: '127.0.0.0/8' })
+  // A test's client waits as long as the tests do on a loaded machine, not an outbound default's 10 s.
+  const client = createOutboundClient({
+    allowHttp: true,
+    allowedPrivateAddresses: '127.0.0.0/8',
+    requestTimeoutMs: 60_000,
+  })
 
   const peer = {
     get base() {
