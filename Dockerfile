@@ -45,8 +45,9 @@ COPY --from=build /app/packages/testing/package.json packages/testing/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-# The heap limits scripts/start.ts gives each process (docs/performance.md, "Memory"); a pod's own NODE_OPTIONS wins.
-ENV NODE_ENV=production BIND_HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4"
+# The heap limits and malloc arenas scripts/start.ts gives each process (docs/performance.md, "Memory"); a pod's own
+# NODE_OPTIONS and MALLOC_ARENA_MAX win.
+ENV NODE_ENV=production BIND_HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4" MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules node_modules
 COPY --from=build --chown=root:root /app/package.json ./

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { HEAP_OPTIONS, MALLOC_ARENA_MAX } from '../../scripts/dev/heap'
 
 const ROOT = path.resolve(__dirname, '../..')
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
@@ -30,5 +31,11 @@ describe('the Dockerfile', () => {
     const [build, deps] = stages
     expect(workspacePackages.filter((file) => !build!.includes(`COPY ${file} `))).toEqual([])
     expect(workspacePackages.filter((file) => !deps!.includes(`COPY --from=build /app/${file} `))).toEqual([])
+  })
+
+  it('gives each process the heap limits and malloc arenas that npm start gives it', () => {
+    const env = stages.at(-1)!.match(/^ENV (.*)$/m)![1]!
+    expect(env).toContain(`NODE_OPTIONS="${HEAP_OPTIONS}"`)
+    expect(env).toContain(`MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX}`)
   })
 })

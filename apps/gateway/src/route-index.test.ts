@@ -22,7 +22,9 @@ describe('the gateway route index', () => {
   })
   // One server for every sample: given the app itself, supertest would start and stop a server per request.
   let server: Server
-  beforeAll(() => new Promise<void>((resolve) => void (server = router.listen(0, '127.0.0.1', resolve))))
+  beforeAll(
+    () => new Promise<void>((resolve) => void (server = router.listen(0, '127.0.0.1', () => resolve()))),
+  )
   afterAll(() => new Promise((resolve) => server.close(resolve)))
 
   /** The literal words other routes have where `path` has its parameters, after the same segments. */

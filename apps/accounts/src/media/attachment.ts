@@ -1,5 +1,5 @@
 import { encode } from 'blurhash'
-import sharp from 'sharp'
+import sharp from './sharp'
 import { Invalid } from '@roost/errors'
 import type { MediaFiles } from './files'
 import { IMAGE_LIMIT, reencodeImage, tooLarge, UNDECODABLE } from './images'

@@ -1,5 +1,5 @@
-import sharp from 'sharp'
-import type { Sharp } from 'sharp'
+import sharp from './sharp'
+import type { Sharp } from './sharp'
 import { Invalid } from '@roost/errors'
 import type { MediaFiles } from './files'
 import { imageType, newFileName, notAnImage } from './storage'
