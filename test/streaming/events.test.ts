@@ -301,6 +301,10 @@ describe('the direct stream', () => {
     })
     const replied = JSON.parse((await socket.inbox.next((m) => m.event === 'conversation')).payload!)
     expect(replied).toMatchObject({ id: conversation.id, unread: true, last_status: { id: second } })
+    // The author's own has it too. Waited for before the reply is deleted below: on a loaded machine the deletion
+    // could otherwise overtake it, and the reply would never have been in the author's conversation at all.
+    const ownReplied = JSON.parse((await authorStream.inbox.next((m) => m.event === 'conversation')).payload!)
+    expect(ownReplied).toMatchObject({ id: own.id, unread: false, last_status: { id: second } })
 
     // Marked read (by another app of the recipient's): every app hears of it.
     await recipient.post(`/api/v1/conversations/${conversation.id}/read`).expect(200)
@@ -311,6 +315,8 @@ describe('the direct stream', () => {
     await author.delete(`/api/v1/statuses/${second}`).expect(200)
     const fallen = JSON.parse((await socket.inbox.next((m) => m.event === 'conversation')).payload!)
     expect(fallen).toMatchObject({ id: conversation.id, last_status: { id: first, favourited: true } })
+    const ownFallen = JSON.parse((await authorStream.inbox.next((m) => m.event === 'conversation')).payload!)
+    expect(ownFallen).toMatchObject({ id: own.id, last_status: { id: first } })
     await stack.drain()
     // Nothing else on direct: each change once.
     expect(socket.inbox.events('conversation')).toHaveLength(4)
