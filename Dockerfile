@@ -45,9 +45,10 @@ COPY --from=build /app/packages/testing/package.json packages/testing/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-# The heap limits and malloc arenas scripts/start.ts gives each process (docs/performance.md, "Memory"); a pod's own
-# NODE_OPTIONS and MALLOC_ARENA_MAX win.
-ENV NODE_ENV=production BIND_HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4" MALLOC_ARENA_MAX=2
+# The heap limits and malloc settings scripts/start.ts gives each process (docs/performance.md, "Memory"); a pod's own
+# environment wins.
+ENV NODE_ENV=production BIND_HOST=0.0.0.0 NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4" \
+    MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules node_modules
 COPY --from=build --chown=root:root /app/package.json ./

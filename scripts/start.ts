@@ -15,7 +15,7 @@ import { ensureFfmpeg } from './dev/ffmpeg'
 import { ensureDatabase, postgresAnswers, startEmbeddedPostgres } from './dev/postgres'
 import { redisAnswers, startEmbeddedRedis } from './dev/redis'
 import { devSecrets } from './dev/secrets'
-import { HEAP_OPTIONS, MALLOC_ARENA_MAX } from './dev/heap'
+import { HEAP_OPTIONS, MALLOC_ENV } from './dev/heap'
 
 const ROOT = path.resolve(__dirname, '..')
 /** `--dev`: run the sources with tsx (no build step, stack traces in TypeScript); otherwise the bundles. */
@@ -175,7 +175,7 @@ async function main() {
     const args = [...nodeArgs, ...(DEV ? ['--import', 'tsx', app.entry] : [bundleOf(app.entry)])]
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      env: { MALLOC_ARENA_MAX, ...env, NODE_OPTIONS: `${HEAP_OPTIONS} ${env.NODE_OPTIONS ?? ''}`.trim() },
+      env: { ...MALLOC_ENV, ...env, NODE_OPTIONS: `${HEAP_OPTIONS} ${env.NODE_OPTIONS ?? ''}`.trim() },
       stdio: ['ignore', 'inherit', 'inherit'],
       detached: true, // its own process group: Ctrl-C reaches it only through our orderly shutdown
     })

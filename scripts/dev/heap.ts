@@ -8,9 +8,13 @@
 export const HEAP_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4'
 
 /**
- * glibc's malloc arenas, at most two per process (by default up to eight per core). libvips (sharp) decodes images on
- * threads of its own, and each arena keeps what its threads freed: with the default the accounts service held over
- * 500 MB after twenty phone photos, with two about 330 MB at the peak (docs/performance.md, "Memory"). `npm start`
- * sets it for each process unless the environment does; the image sets it too (Dockerfile).
+ * glibc's malloc, for the native memory of every process (docs/performance.md, "Memory"). libvips (sharp) decodes
+ * images on threads of its own, in buffers of megabytes: by default glibc gives each thread an arena of its own (up
+ * to eight per core), and after a large block is freed it raises the size from which blocks are mapped on their
+ * own, so that the next ones land in the arenas, which keep what was freed. With the defaults the accounts service
+ * held over 500 MB after twenty phone photos; with at most two arenas and every block of 1 MB or more mapped on its
+ * own (and so given back to the system when freed), it peaks near 250 MB and falls back to about 150 MB, for about
+ * a tenth more CPU per image. `npm start` sets them for each process unless the environment does; the image sets
+ * them too (Dockerfile).
  */
-export const MALLOC_ARENA_MAX = '2'
+export const MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576' }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { HEAP_OPTIONS, MALLOC_ARENA_MAX } from '../../scripts/dev/heap'
+import { HEAP_OPTIONS, MALLOC_ENV } from '../../scripts/dev/heap'
 
 const ROOT = path.resolve(__dirname, '../..')
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
@@ -33,9 +33,11 @@ describe('the Dockerfile', () => {
     expect(workspacePackages.filter((file) => !deps!.includes(`COPY --from=build /app/${file} `))).toEqual([])
   })
 
-  it('gives each process the heap limits and malloc arenas that npm start gives it', () => {
-    const env = stages.at(-1)!.match(/^ENV (.*)$/m)![1]!
+  it('gives each process the heap limits and malloc settings that npm start gives it', () => {
+    // The ENV instruction, continued over lines ending in a backslash.
+    const env = stages.at(-1)!.match(/^ENV ((?:.*\\\n)*.*)$/m)![1]!
     expect(env).toContain(`NODE_OPTIONS="${HEAP_OPTIONS}"`)
-    expect(env).toContain(`MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX}`)
+    for (const [name, value] of Object.entries(MALLOC_ENV))
+      expect(env.split(/\s+/)).toContain(`${name}=${value}`)
   })
 })
