@@ -26,6 +26,9 @@ export async function startWebBrowser() {
     cspViolations,
     async person(): Promise<Page> {
       const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+      // A page load is two or three requests, a script to compile and the app's API calls, beside two jest workers
+      // on a loaded 2-core machine: twice Playwright's 30 s before a wait fails (the tests' own timeouts allow it).
+      context.setDefaultTimeout(60_000)
       const page = await context.newPage()
       page.on('console', (message) => {
         if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())

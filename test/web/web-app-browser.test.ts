@@ -56,7 +56,7 @@ beforeAll(async () => {
     addRule(trx, { text: 'Be kind to one another', hint: 'No harassment, no hate.' }),
   )
   web = await startWebBrowser()
-}, 90_000)
+}, 180_000)
 afterAll(async () => {
   await web?.close()
   await stack?.stop()
@@ -76,7 +76,16 @@ async function signIn(page: Page, who: { email: string; password: string }, scop
     await page.getByRole('button', { name: 'Sign in' }).click()
   }
   await page.getByRole('button', { name: 'Authorize' }).click()
-  await page.waitForURL((url) => !url.pathname.startsWith('/oauth') && url.pathname !== '/web/callback')
+  await page
+    .waitForURL((url) => !url.pathname.startsWith('/oauth') && url.pathname !== '/web/callback')
+    .catch(async (err: Error) => {
+      // Where it stopped, and what it showed: a refusal, an error of the callback page, or still loading.
+      const shown = await page
+        .locator('main')
+        .innerText({ timeout: 1000 })
+        .catch(() => '(nothing)')
+      throw new Error(`${err.message}\nat ${page.url()}, showing: ${shown}`)
+    })
 }
 
 const newcomer = { username: 'newbie', email: 'newbie@example.test', password: 'a long enough password' }
@@ -117,7 +126,7 @@ describe('the web app in a browser', () => {
       .where('accounts.username', 'newbie')
       .first()
     expect(user).toMatchObject({ approved: false, email: newcomer.email })
-  }, 60_000)
+  }, 120_000)
 
   it('lets a moderator approve the sign-up from the pending accounts, with admin scopes asked only there', async () => {
     moderatorUser = await stack.createUser({ username: 'mod', role: 'moderator' })
@@ -152,7 +161,7 @@ describe('the web app in a browser', () => {
     await moderator.getByText('No accounts here.').waitFor()
     const row = await stack.accounts.ctx.db('users').where({ email: newcomer.email }).first()
     expect(row.approved).toBe(true)
-  }, 60_000)
+  }, 120_000)
 
   it('edits the profile with an avatar, and adds a filter the API applies', async () => {
     const page = await web.person()
@@ -279,7 +288,7 @@ describe('the web app in a browser', () => {
     await page.goto(`${stack.url}/admin/reports`)
     await signIn(page, newcomer, /admin:read:reports/)
     await page.getByRole('alert').filter({ hasText: 'Moderation is for the server' }).waitFor()
-  }, 90_000)
+  }, 180_000)
 
   it('lets the owner close sign-ups on the settings page and add a signed webhook', async () => {
     adminUser = await stack.createUser({ username: 'boss', role: 'owner' })
@@ -383,7 +392,7 @@ describe('the web app in a browser', () => {
     expect(relays.body).toEqual([
       expect.objectContaining({ inbox_url: 'https://relay.example/inbox', state: 'pending' }),
     ])
-  }, 90_000)
+  }, 180_000)
 
   it('lets a moderator resolve a report with a suspension: the warning mail, the webhook, the audit log', async () => {
     const rowdy = await stack.createUser({ username: 'rowdy' })
@@ -488,5 +497,5 @@ describe('the web app in a browser', () => {
       .waitFor()
     expect(await publicTags()).not.toContain('pigeonpost')
     expect(web.cspViolations).toEqual([])
-  }, 90_000)
+  }, 180_000)
 })
