@@ -9,6 +9,7 @@ import {
   createTestDatabase,
   createRedisPrefix,
   freePort,
+  reservePort,
   startPgBouncer,
   TEST_REDIS_URL,
 } from '@roost/testing'
@@ -62,11 +63,12 @@ const testSigningKeys = () =>
  */
 export async function startStack(options: StackOptions = {}) {
   const vapid = webpush.generateVAPIDKeys()
-  const gatewayPort = await freePort()
+  // Held until the gateway binds it, after everything else has started (packages/testing, reservePort).
+  const gatewayPort = await reservePort()
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    PUBLIC_URL: `http://${options.publicHost ?? '127.0.0.1'}:${gatewayPort}`,
+    PUBLIC_URL: `http://${options.publicHost ?? '127.0.0.1'}:${gatewayPort.port}`,
     DATABASE_URL: await createTestDatabase(),
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: createRedisPrefix(),
@@ -157,7 +159,11 @@ export async function startStack(options: StackOptions = {}) {
   const allGateways = await times(() => createGateway(loadGatewayConfig(gatewayEnv)))
   const gatewayUrls: string[] = []
   for (const [i, g] of allGateways.entries()) {
-    const port = i === 0 ? gatewayPort : await freePort()
+    let port: number
+    if (i === 0) {
+      port = gatewayPort.port
+      await gatewayPort.release()
+    } else port = await freePort()
     await g.start(port)
     gatewayUrls.push(`http://127.0.0.1:${port}`)
   }

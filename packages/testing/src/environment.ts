@@ -47,12 +47,13 @@ export const createRedisPrefix = () => `roost-test-${runId()}-${randomSuffix()}`
 
 /**
  * A free loopback port for a server that must know its port before it starts (the gateway, whose port is in
- * PUBLIC_URL). It is drawn below Linux's ephemeral range (32768–60999): a port the kernel handed out and took back
- * could be given to an outgoing connection (to Postgres, to Redis) before the server binds it, which made a test
- * fail with EADDRINUSE in CI. Ports of this range are only ever taken by a bind, so only another test drawing the
- * same number in the same moment can collide, and the bind check below skips any port taken.
+ * PUBLIC_URL), held by a listening server of ours until `release()`: a stack draws its gateway's port seconds before
+ * the gateway binds it, and any other test drawing a port meanwhile finds this one taken instead of drawing it too
+ * (which made a CI run fail with EADDRINUSE). Ports are drawn below Linux's ephemeral range (32768–60999): a port the
+ * kernel handed out and took back could be given to an outgoing connection (to Postgres, to Redis) before the
+ * server binds it, which made a test fail with EADDRINUSE in CI too.
  */
-export async function freePort(): Promise<number> {
+export async function reservePort(): Promise<{ port: number; release: () => Promise<void> }> {
   for (;;) {
     const port = 10_000 + Math.floor(Math.random() * 22_000)
     // fetch refuses the Fetch standard's "bad ports" ("fetch failed: bad port"); 10080 is the one in this range.
@@ -63,9 +64,16 @@ export async function freePort(): Promise<number> {
       server.listen(port, '127.0.0.1', () => resolve(true))
     })
     if (!bound) continue
-    await new Promise((resolve) => server.close(resolve))
-    return port
+    server.unref() // a stack that failed to start before releasing it leaves nothing to keep its process alive
+    return { port, release: () => new Promise((resolve) => server.close(() => resolve())) }
   }
+}
+
+/** A free loopback port, for a server that binds it at once (reservePort, released). */
+export async function freePort(): Promise<number> {
+  const { port, release } = await reservePort()
+  await release()
+  return port
 }
 
 /** Fails with a message that says what is missing, rather than a stack of connection errors. */
