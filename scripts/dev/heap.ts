@@ -13,7 +13,7 @@ export const HEAP_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=4'
  * to eight per core), and after a large block is freed it raises the size from which blocks are mapped on their
  * own, so that the next ones land in the arenas, which keep what was freed. With the defaults the accounts service
  * held over 500 MB after twenty phone photos; with at most two arenas and every block of 1 MB or more mapped on its
- * own (and so given back to the system when freed), it peaks near 250 MB and falls back to about 150 MB, for about
+ * own (and so given back to the system when freed), it peaks near 270 MB and falls back to about 170 MB, for about
  * a tenth more CPU per image. `npm start` sets them for each process unless the environment does; the image sets
  * them too (Dockerfile).
  */

@@ -41,6 +41,13 @@ const newKeys = () =>
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   })
 
+/**
+ * The HTTP client of the tests' own servers (this peer, the test relay): loopback allowed, and as patient as the
+ * tests are on a loaded machine rather than an outbound default's 10 s.
+ */
+export const testOutboundClient = () =>
+  createOutboundClient({ allowHttp: true, allowedPrivateAddresses: '127.0.0.0/8', requestTimeoutMs: 60_000 })
+
 export async function startMiniPeer() {
   const actors = new Map<string, PeerActor>()
   /** Other documents served (GET, by URL): Notes a test makes fetchable. */
@@ -149,12 +156,7 @@ export async function startMiniPeer() {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  // A test's client waits as long as the tests do on a loaded machine, not an outbound default's 10 s.
-  const client = createOutboundClient({
-    allowHttp: true,
-    allowedPrivateAddresses: '127.0.0.0/8',
-    requestTimeoutMs: 60_000,
-  })
+  const client = testOutboundClient()
 
   const peer = {
     get base() {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createOutboundClient } from '@roost/service'
+import { testOutboundClient } from './mini-peer'
 import {
   checkSignedRequest,
   signRequest,
@@ -34,12 +34,7 @@ export async function startRelay() {
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   })
-  // A test's client waits as long as the tests do on a loaded machine, not an outbound default's 10 s.
-  const client = createOutboundClient({
-    allowHttp: true,
-    allowedPrivateAddresses: '127.0.0.0/8',
-    requestTimeoutMs: 60_000,
-  })
+  const client = testOutboundClient()
   const subscribers = new Map<string, RelaySubscriber>()
   /** Every activity whose signature held, in order, with its signer's actor. */
   const received: { activity: Record<string, unknown>; signer: string }[] = []

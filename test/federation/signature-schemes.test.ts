@@ -1,7 +1,7 @@
 import { createHash, createPublicKey } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createLogger, createOutboundClient } from '@roost/service'
+import { createLogger } from '@roost/service'
 import { createFederation } from '../../apps/accounts/src/federation/transport/client'
 import type { Federation } from '../../apps/accounts/src/federation/transport/client'
 import { instanceKeyPair, localKeyPair } from '../../apps/accounts/src/federation/transport/keys'
@@ -14,7 +14,7 @@ import { signUp } from '../accounts/social/helpers'
 import type { TestUser } from '../accounts/social/helpers'
 import { startPeer } from './peer'
 import type { Peer } from './peer'
-import { startMiniPeer } from './mini-peer'
+import { startMiniPeer, testOutboundClient } from './mini-peer'
 import type { MiniPeer } from './mini-peer'
 // An independent implementation of RFC 9421 (dhensby/node-http-message-signatures, written from the RFC and its
 // test vectors, not from Mastodon's or Roost's code), a test-only dev dependency: it runs on Node 20, which the
@@ -103,12 +103,7 @@ it("each Roost server takes RFC 9421 made with the other's real key, and refuses
     expect(headers['Signature-Input']).toMatch(
       /^sig1=\("@method" "@target-uri" "content-digest"\);created=\d+;keyid="/,
     )
-    // A test's client waits as long as the tests do on a loaded machine, not an outbound default's 10 s.
-    const client = createOutboundClient({
-      allowHttp: true,
-      allowedPrivateAddresses: '127.0.0.0/8',
-      requestTimeoutMs: 60_000,
-    })
+    const client = testOutboundClient()
     const send = (h: Record<string, string>, b: string) =>
       client.request('POST', inbox, { 'Content-Type': 'application/activity+json', ...h }, b)
     expect((await send(headers, body)).status).toBe(202)
